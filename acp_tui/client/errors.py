@@ -1,0 +1,66 @@
+"""Provides the typed errors of the client core, each with a message a user can act on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class AgentError(Exception):
+    """Base of every error about talking to an agent."""
+
+
+class AgentNotFound(AgentError):
+    """The agent's command does not exist or cannot be executed."""
+
+    def __init__(self, command: str, reason: str) -> None:
+        super().__init__(f"cannot start agent: {command!r}: {reason}")
+        self.command = command
+        self.reason = reason
+
+
+class AgentStartFailed(AgentError):
+    """The agent process could not be started for another reason (bad cwd, permissions...)."""
+
+
+class AgentExited(AgentError):
+    """The agent process ended while we were talking to it."""
+
+    def __init__(self, exit_code: int | None, stderr_tail: Sequence[str] = (), context: str = "") -> None:
+        self.exit_code = exit_code
+        self.stderr_tail = list(stderr_tail)
+        self.context = context
+        how = "agent exited" if exit_code is None else f"agent exited with code {exit_code}"
+        if exit_code is not None and exit_code < 0:
+            how = f"agent was killed by signal {-exit_code}"
+        message = f"{how} {context}".strip()
+        if self.stderr_tail:
+            message += "\n" + "\n".join(self.stderr_tail)
+        super().__init__(message)
+
+
+class InitializeTimeout(AgentError):
+    """The agent started but never answered `initialize` within the bounded wait."""
+
+    def __init__(self, seconds: float, stderr_tail: Sequence[str] = ()) -> None:
+        self.seconds = seconds
+        self.stderr_tail = list(stderr_tail)
+        message = f"the agent did not answer initialize within {seconds:g} s"
+        if self.stderr_tail:
+            message += "\n" + "\n".join(self.stderr_tail)
+        super().__init__(message)
+
+
+class ProtocolMismatch(AgentError):
+    """The agent answered with a protocol version this client does not speak."""
+
+    def __init__(self, offered: int, answered: object) -> None:
+        super().__init__(
+            f"the agent speaks ACP protocol version {answered!r}; acp-tui offered {offered} "
+            f"and supports versions 1 and 2"
+        )
+        self.offered = offered
+        self.answered = answered
+
+
+class Unsupported(AgentError):
+    """The agent does not advertise what an action needs (the message names it)."""

@@ -1,0 +1,285 @@
+"""Provides Connection: newline-delimited JSON-RPC 2.0 over a pair of anyio byte streams.
+
+Both ends of ACP use it: the client towards an agent, and the demo agent towards its client.
+
+* Outgoing requests may be concurrent; replies are matched by id. Cancelling the awaiting task
+  sends ``$/cancel_request`` for that id.
+* Incoming requests run concurrently and are always answered: unknown method -32601, invalid
+  params (a pydantic ``ValidationError``) -32602, any other failure -32603 with its message, and
+  -32800 when the peer cancels them with ``$/cancel_request``.
+* Incoming notifications and replies are handled strictly in arrival order, in the read loop:
+  a reply is delivered only after every notification that arrived before it was applied (so a
+  ``session/load`` returns after its replay is in the transcript).
+* Lines of any size are read (no 64 KiB limit); a line that is not JSON-RPC is logged and
+  skipped; nothing a peer sends can end the read loop except the end of the stream, which fails
+  every pending request with ``ConnectionClosed``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
+from pydantic import ValidationError
+
+from acp_tui.protocol.jsonrpc import (
+    ConnectionClosed,
+    ErrorCode,
+    Invalid,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    RpcError,
+    classify,
+    id_key,
+)
+
+log = logging.getLogger(__name__)
+
+RequestHandler = Callable[[str, Any], Awaitable[Any]]
+NotificationHandler = Callable[[str, Any], Awaitable[None]]
+
+CANCEL_REQUEST = "$/cancel_request"
+
+_STREAM_ENDED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
+
+
+@dataclass(slots=True)
+class _Pending:
+    method: str
+    done: anyio.Event = field(default_factory=anyio.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """A short, readable summary of a pydantic validation error."""
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "params"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    more = exc.error_count() - len(parts)
+    return "; ".join(parts) + (f" (+{more} more)" if more > 0 else "")
+
+
+async def _no_requests(method: str, params: Any) -> Any:
+    raise RpcError.method_not_found(method)
+
+
+async def _ignore_notifications(method: str, params: Any) -> None:
+    log.debug("ignoring notification %s", method)
+
+
+class Connection:
+    """One JSON-RPC peer. Call :meth:`run` in a task group, then :meth:`request` / :meth:`notify`."""
+
+    def __init__(
+        self,
+        receive: ByteReceiveStream,
+        send: ByteSendStream,
+        *,
+        on_request: RequestHandler = _no_requests,
+        on_notification: NotificationHandler = _ignore_notifications,
+        name: str = "peer",
+    ) -> None:
+        self._receive = receive
+        self._send_stream = send
+        self.on_request = on_request
+        self.on_notification = on_notification
+        self.name = name
+        self._send_lock = anyio.Lock()
+        self._next_id = 0
+        self._pending: dict[tuple[str, RequestId], _Pending] = {}
+        self._incoming: dict[tuple[str, RequestId], anyio.CancelScope] = {}
+        self._closed_reason: str | None = None
+        self.closed = anyio.Event()
+        self.skipped_lines = 0
+
+    # -- outgoing -------------------------------------------------------------------------
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed_reason is not None
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        """Send a request and wait for its result; raises RpcError or ConnectionClosed."""
+        if self._closed_reason is not None:
+            raise ConnectionClosed(self._closed_reason)
+        self._next_id += 1
+        msg_id = self._next_id
+        key = id_key(msg_id)
+        pending = _Pending(method)
+        self._pending[key] = pending
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            await self._send(message)
+            await pending.done.wait()
+        except anyio.get_cancelled_exc_class():
+            if not pending.done.is_set() and self._closed_reason is None:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                    await self._send_quietly(
+                        {"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": {"requestId": msg_id}}
+                    )
+            raise
+        finally:
+            self._pending.pop(key, None)
+        if pending.error is not None:
+            raise pending.error
+        return pending.result
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification; raises ConnectionClosed when the peer is gone."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self._send(message)
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if self._closed_reason is not None:
+            raise ConnectionClosed(self._closed_reason)
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        async with self._send_lock:
+            try:
+                await self._send_stream.send(data)
+            except (*_STREAM_ENDED, OSError) as exc:
+                raise ConnectionClosed(self._closed_reason or f"{self.name} exited") from exc
+
+    async def _send_quietly(self, message: dict[str, Any]) -> None:
+        try:
+            await self._send(message)
+        except ConnectionClosed:
+            log.debug("could not send %s: connection closed", message.get("method", "reply"))
+
+    # -- incoming -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Read and dispatch until the stream ends; then fail every pending request."""
+        reason = f"{self.name} exited"
+        try:
+            async with anyio.create_task_group() as tg:
+                await self._read_loop(tg)
+                tg.cancel_scope.cancel()
+        finally:
+            self._close(reason)
+
+    def close(self, reason: str) -> None:
+        """Mark the connection closed and fail pending requests with ``reason``."""
+        self._close(reason)
+
+    def _close(self, reason: str) -> None:
+        if self._closed_reason is None:
+            self._closed_reason = reason
+        for pending in list(self._pending.values()):
+            if not pending.done.is_set():
+                pending.error = ConnectionClosed(self._closed_reason)
+                pending.done.set()
+        self.closed.set()
+
+    async def _read_loop(self, tg: TaskGroup) -> None:
+        buffer = bytearray()
+        scan_from = 0
+        while True:
+            try:
+                chunk = await self._receive.receive()
+            except _STREAM_ENDED:
+                break
+            buffer += chunk
+            start = 0
+            while (newline := buffer.find(b"\n", max(scan_from, start))) >= 0:
+                line = bytes(buffer[start:newline])
+                start = newline + 1
+                await self._handle_line(line, tg)
+            if start:
+                del buffer[:start]
+            scan_from = len(buffer)
+        if buffer.strip():
+            await self._handle_line(bytes(buffer), tg)
+
+    async def _handle_line(self, line: bytes, tg: TaskGroup) -> None:
+        if not line.strip():
+            return
+        try:
+            decoded = json.loads(line)
+        except (ValueError, RecursionError):
+            self.skipped_lines += 1
+            preview = line[:200].decode("utf-8", "replace")
+            log.warning("%s sent a line that is not JSON, skipped: %s", self.name, preview)
+            return
+        batch = decoded if isinstance(decoded, list) and decoded else [decoded]
+        for item in batch:
+            try:
+                await self._dispatch(item, tg)
+            except Exception:
+                log.exception("%s: failed to dispatch a message", self.name)
+
+    async def _dispatch(self, obj: Any, tg: TaskGroup) -> None:
+        message = classify(obj)
+        if isinstance(message, Notification):
+            await self._handle_notification(message)
+        elif isinstance(message, Request):
+            tg.start_soon(self._serve_request, message)
+        elif isinstance(message, Response):
+            self._deliver(message)
+        else:
+            self._handle_invalid(message, tg)
+
+    def _handle_invalid(self, message: Invalid, tg: TaskGroup) -> None:
+        self.skipped_lines += 1
+        log.warning("%s sent an invalid message, skipped: %s", self.name, message.reason)
+        if message.reply:
+            error = RpcError(ErrorCode.INVALID_REQUEST, f"Invalid request: {message.reason}")
+            reply = {"jsonrpc": "2.0", "id": message.id, "error": error.to_wire()}
+            tg.start_soon(self._send_quietly, reply)
+
+    def _deliver(self, message: Response) -> None:
+        pending = self._pending.get(id_key(message.id))
+        if pending is None or pending.done.is_set():
+            log.info("%s answered an unknown or cancelled request id %r", self.name, message.id)
+            return
+        pending.result = message.result
+        pending.error = message.error
+        pending.done.set()
+
+    async def _handle_notification(self, message: Notification) -> None:
+        if message.method == CANCEL_REQUEST:
+            params = message.params if isinstance(message.params, dict) else {}
+            scope = self._incoming.get(id_key(params.get("requestId")))
+            if scope is not None:
+                scope.cancel()
+            return
+        try:
+            await self.on_notification(message.method, message.params)
+        except Exception:
+            log.exception("%s: notification handler for %s failed", self.name, message.method)
+
+    async def _serve_request(self, message: Request) -> None:
+        key = id_key(message.id)
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message.id}
+        with anyio.CancelScope() as scope:
+            self._incoming[key] = scope
+            try:
+                result = await self.on_request(message.method, message.params)
+                reply["result"] = {} if result is None else result
+            except RpcError as exc:
+                reply["error"] = exc.to_wire()
+            except ValidationError as exc:
+                reply["error"] = RpcError.invalid_params(describe_validation_error(exc)).to_wire()
+            except Exception as exc:
+                log.exception("%s: handler for %s failed", self.name, message.method)
+                reply["error"] = RpcError.internal(str(exc) or type(exc).__name__).to_wire()
+            finally:
+                self._incoming.pop(key, None)
+        if scope.cancelled_caught:
+            if self._closed_reason is not None:
+                return
+            reply.pop("result", None)
+            reply["error"] = RpcError.cancelled().to_wire()
+        await self._send_quietly(reply)
