@@ -32,32 +32,6 @@ T = TypeVar("T")
 JsonObject = dict[str, Any]
 
 
-class WireModel(BaseModel):
-    """Base of every wire model: camelCase aliases, `_meta` kept, unknown fields kept."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        extra="allow",
-        serialize_by_alias=True,
-        validate_by_name=True,
-        validate_by_alias=True,
-    )
-
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
-
-    def to_wire(self) -> JsonObject:
-        """Serialise for the wire: aliases, and only the fields that were set (explicit nulls kept)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-    @classmethod
-    def from_wire(cls: type[_M], data: Any) -> _M:
-        """Parse a wire value; `null` counts as an empty object (a documented real-agent quirk)."""
-        return cls.model_validate({} if data is None else data)
-
-
-_M = TypeVar("_M", bound=WireModel)
-
-
 def _default_on_error(default: Any) -> WrapValidator:
     def validate(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         try:
@@ -92,3 +66,31 @@ def _skip_invalid_items(value: Any, handler: ValidatorFunctionWrapHandler) -> An
 
 SkipInvalid = Annotated[list[T], WrapValidator(_skip_invalid_items)]
 """A list whose invalid items are dropped (x-deserialize-skip-invalid-items)."""
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: camelCase aliases, `_meta` kept, unknown fields kept."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        extra="allow",
+        serialize_by_alias=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
+
+    meta: Annotated[dict[str, Any] | None, _default_on_error(None)] = Field(
+        default=None, alias="_meta"
+    )
+
+    def to_wire(self) -> JsonObject:
+        """Serialise for the wire: aliases, only the fields that were set, explicit nulls kept."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+    @classmethod
+    def from_wire(cls: type[_M], data: Any) -> _M:
+        """Parse a wire value; `null` counts as an empty object (a documented real-agent quirk)."""
+        return cls.model_validate({} if data is None else data)
+
+
+_M = TypeVar("_M", bound=WireModel)

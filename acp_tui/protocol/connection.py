@@ -43,6 +43,8 @@ from acp_tui.protocol.jsonrpc import (
 log = logging.getLogger(__name__)
 
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
+Tracer = Callable[[str, Any], None]
+"""Sees every message: ``("send", obj)`` before it is written, ``("recv", obj)`` once decoded."""
 NotificationHandler = Callable[[str, Any], Awaitable[None]]
 
 CANCEL_REQUEST = "$/cancel_request"
@@ -77,7 +79,7 @@ async def _ignore_notifications(method: str, params: Any) -> None:
 
 
 class Connection:
-    """One JSON-RPC peer. Call :meth:`run` in a task group, then :meth:`request` / :meth:`notify`."""
+    """One JSON-RPC peer: run :meth:`run` in a task group, then :meth:`request` / :meth:`notify`."""
 
     def __init__(
         self,
@@ -100,6 +102,7 @@ class Connection:
         self._closed_reason: str | None = None
         self.closed = anyio.Event()
         self.skipped_lines = 0
+        self.tracer: Tracer | None = None
 
     # -- outgoing -------------------------------------------------------------------------
 
@@ -126,7 +129,11 @@ class Connection:
             if not pending.done.is_set() and self._closed_reason is None:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(1):
                     await self._send_quietly(
-                        {"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": {"requestId": msg_id}}
+                        {
+                            "jsonrpc": "2.0",
+                            "method": CANCEL_REQUEST,
+                            "params": {"requestId": msg_id},
+                        }
                     )
             raise
         finally:
@@ -145,7 +152,14 @@ class Connection:
     async def _send(self, message: dict[str, Any]) -> None:
         if self._closed_reason is not None:
             raise ConnectionClosed(self._closed_reason)
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        if self.tracer is not None:
+            self.tracer("send", message)
+        try:
+            data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        except UnicodeEncodeError:
+            # A lone surrogate (legal in a JSON \u escape, e.g. echoed from the peer) has no
+            # UTF-8 form: escape everything instead.
+            data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
         async with self._send_lock:
             try:
                 await self._send_stream.send(data)
@@ -189,7 +203,7 @@ class Connection:
         while True:
             try:
                 chunk = await self._receive.receive()
-            except _STREAM_ENDED:
+            except (*_STREAM_ENDED, OSError):
                 break
             buffer += chunk
             start = 0
@@ -221,6 +235,8 @@ class Connection:
                 log.exception("%s: failed to dispatch a message", self.name)
 
     async def _dispatch(self, obj: Any, tg: TaskGroup) -> None:
+        if self.tracer is not None:
+            self.tracer("recv", obj)
         message = classify(obj)
         if isinstance(message, Notification):
             await self._handle_notification(message)
@@ -251,7 +267,9 @@ class Connection:
     async def _handle_notification(self, message: Notification) -> None:
         if message.method == CANCEL_REQUEST:
             params = message.params if isinstance(message.params, dict) else {}
-            scope = self._incoming.get(id_key(params.get("requestId")))
+            request_id = params.get("requestId")
+            valid = isinstance(request_id, int | str)  # an unhashable id must not raise
+            scope = self._incoming.get(id_key(request_id)) if valid else None
             if scope is not None:
                 scope.cancel()
             return
@@ -282,4 +300,9 @@ class Connection:
                 return
             reply.pop("result", None)
             reply["error"] = RpcError.cancelled().to_wire()
-        await self._send_quietly(reply)
+        try:
+            await self._send_quietly(reply)
+        except (TypeError, ValueError) as exc:  # a result or error data that is not JSON
+            log.exception("%s: reply to %s is not JSON-serialisable", self.name, message.method)
+            error = RpcError.internal(f"reply is not JSON-serialisable: {exc}")
+            await self._send_quietly({"jsonrpc": "2.0", "id": message.id, "error": error.to_wire()})

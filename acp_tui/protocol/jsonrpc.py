@@ -48,7 +48,9 @@ class RpcError(Exception):
         code = error.get("code")
         message = error.get("message")
         return cls(
-            code if isinstance(code, int) and not isinstance(code, bool) else ErrorCode.INTERNAL_ERROR,
+            code
+            if isinstance(code, int) and not isinstance(code, bool)
+            else ErrorCode.INTERNAL_ERROR,
             message if isinstance(message, str) else f"error without a message: {error!r}",
             error.get("data"),
         )

@@ -1,0 +1,28 @@
+"""Shared fixtures: every test runs with its own ACP_TUI_HOME, never the user's real files."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from acp_tui.config.paths import HOME_ENV, Paths
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Paths]:
+    """Point ACP_TUI_HOME at a temp dir so no test touches the real config or home."""
+    home = tmp_path / "acp-home"
+    monkeypatch.setenv(HOME_ENV, str(home))
+    yield Paths.under(home)
+
+
+@pytest.fixture
+def demo_agent_argv(tmp_path: Path) -> list[str]:
+    """The command line of the bundled demo agent with its own data dir."""
+    return [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "demo-data")]
