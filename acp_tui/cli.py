@@ -1,0 +1,159 @@
+"""Provides the `acp-tui` command line: the chat (default) and headless subcommands.
+
+Only the chat path imports Textual, and only once the arguments are known to be good, so
+`--help`, `--version` and the subcommands stay fast and work without a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import NoReturn
+
+from acp_tui import __version__
+from acp_tui.client.launch import LaunchError, resolve_launch
+from acp_tui.config.paths import get_paths
+from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
+
+PROG = "acp-tui"
+USAGE = f"{PROG} [DIR] [-a NAME | -- COMMAND ARGS...] [--protocol {{1,2}}] [--version] [-h]"
+
+
+_CHAT_EPILOG = """\
+agent command:
+  -- COMMAND ARGS...    start COMMAND as the agent instead; everything after
+                        '--' is passed to it verbatim
+
+Without -a or '--', {prog} starts the config file's default_agent, else the only configured
+agent, else the bundled demo agent. '-a demo' always means the demo agent.
+
+subcommands: {subcommands} (see '{prog} SUBCOMMAND --help').
+To open a directory named like a subcommand, write ./NAME.
+"""
+
+
+class UsageError(Exception):
+    """Bad arguments; reported as one line and exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser that raises instead of printing the usage block and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `acp-tui` with `argv` (default: `sys.argv[1:]`) and return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    subcommand = SUBCOMMANDS.get(args[0]) if args else None
+    prog = f"{PROG} {args[0]}" if subcommand is not None else PROG
+    try:
+        if subcommand is not None:
+            return subcommand(args[1:])
+        return _chat(args)
+    except UsageError as exc:
+        print(f"{prog}: error: {exc} (see '{prog} --help')", file=sys.stderr)
+        return 2
+    except LaunchError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # argparse's --help and --version
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _chat_parser() -> _Parser:
+    parser = _Parser(
+        prog=PROG,
+        usage=USAGE,
+        description="A terminal client for the Agent Client Protocol (ACP).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_CHAT_EPILOG.format(prog=PROG, subcommands=", ".join(sorted(SUBCOMMANDS))),
+    )
+    parser.add_argument(
+        "dir", nargs="?", metavar="DIR", help="the session's working directory (default: .)"
+    )
+    parser.add_argument("-a", "--agent", metavar="NAME", help="the configured agent to start")
+    parser.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        help="the ACP protocol version to speak (2 is the draft, opt-in; default: 1)",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    return parser
+
+
+def _chat(args: list[str]) -> int:
+    command: list[str] | None = None
+    if "--" in args:
+        split = args.index("--")
+        args, command = args[:split], args[split + 1 :]
+    options = _chat_parser().parse_args(args)
+    if command is not None:
+        if options.agent is not None:
+            raise UsageError("use either -a NAME or -- COMMAND, not both")
+        if not command:
+            raise UsageError("expected an agent command after '--'")
+    cwd = _session_dir(options.dir)
+    paths = get_paths()
+    loaded = _load_and_warn(paths.config_file)
+    launch = resolve_launch(
+        cwd=cwd,
+        agent_name=options.agent,
+        command=command,
+        settings=loaded.settings,
+        paths=paths,
+        protocol=options.protocol,
+    )
+    launch = replace(launch, settings=loaded.settings, warnings=tuple(loaded.problems))
+
+    from acp_tui.ui.app import run_app  # Textual is imported only here
+
+    return run_app(launch)
+
+
+def _session_dir(raw: str | None) -> Path:
+    if raw is None:
+        return Path.cwd()
+    path = Path(os.path.expanduser(raw))
+    if not path.exists():
+        raise UsageError(f"{raw}: no such directory")
+    if not path.is_dir():
+        raise UsageError(f"{raw}: not a directory")
+    return Path(os.path.abspath(path))
+
+
+def _load_and_warn(config_file: Path) -> LoadedSettings:
+    """Load the settings, printing each problem as a warning; bad settings never stop us."""
+    loaded = load_settings(config_file)
+    for problem in loaded.problems:
+        print(f"{PROG}: warning: {problem}", file=sys.stderr)
+    if loaded.problems:
+        print(f"{PROG}: warning: using default settings until this is fixed", file=sys.stderr)
+    return loaded
+
+
+def _config(args: list[str]) -> int:
+    parser = _Parser(prog=f"{PROG} config", description="Inspect the configuration file.")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("path", help="print the path of the config file")
+    actions.add_parser("show", help="print the settings in effect as TOML (problems on stderr)")
+    options = parser.parse_args(args)
+    config_file = get_paths().config_file
+    if options.action == "path":
+        print(config_file)
+        return 0
+    loaded = _load_and_warn(config_file)
+    print(settings_to_toml(loaded.settings), end="")
+    return 0
+
+
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {"config": _config}
+"""Headless subcommands by name: `acp-tui NAME ARGS...` runs `SUBCOMMANDS[NAME](ARGS)`."""

@@ -1,0 +1,144 @@
+"""Provides the choice of which agent to start, where, and with which protocol version."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from acp_tui.client.process import AgentCommand
+from acp_tui.config.paths import Paths
+from acp_tui.config.settings import AgentConfig, Settings
+
+__all__ = [
+    "DEMO_AGENT_NAME",
+    "LaunchError",
+    "LaunchSpec",
+    "demo_agent_command",
+    "resolve_launch",
+]
+
+DEMO_AGENT_NAME = "demo"
+"""The agent name that always means the bundled demo agent."""
+
+SUPPORTED_PROTOCOLS = (1, 2)
+
+
+class LaunchError(Exception):
+    """The command line or the config does not say which agent to start; the message says why."""
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """Everything needed to start one agent session."""
+
+    agent: AgentCommand
+    """The agent process to spawn; its cwd is the session cwd."""
+    cwd: Path
+    """The session's working directory, absolute."""
+    additional_directories: tuple[Path, ...] = ()
+    """Further session roots, absolute."""
+    protocol_version: int = 1
+    """The ACP protocol version to offer in `initialize`."""
+    is_demo: bool = False
+    """Whether this is the bundled demo agent."""
+    display_name: str = ""
+    """The agent's name for the UI."""
+    settings: Settings = field(default_factory=Settings, hash=False)
+    """The settings in effect (theme, show_thoughts...), for the UI."""
+    warnings: tuple[str, ...] = ()
+    """Problems found while loading the settings, for the UI to show once it is up."""
+
+
+def demo_agent_command(paths: Paths) -> AgentCommand:
+    """The bundled demo agent, run with this interpreter and keeping its data under `paths`."""
+    argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(paths.demo_agent_dir)]
+    return AgentCommand(argv=argv, name=DEMO_AGENT_NAME)
+
+
+def resolve_launch(
+    *,
+    cwd: Path,
+    agent_name: str | None,
+    command: list[str] | None,
+    settings: Settings,
+    paths: Paths,
+    protocol: int | None,
+) -> LaunchSpec:
+    """Decide which agent to start.
+
+    Precedence: an explicit `command` (from `-- COMMAND ARGS`), then `agent_name` (from `-a`),
+    then `settings.default_agent`, then the only configured agent, then the demo agent. The name
+    "demo" always means the bundled demo agent. The protocol is `protocol` if given, else the
+    agent's configured one, else 1. Raises `LaunchError` when the choice is impossible.
+    """
+    if protocol is not None and protocol not in SUPPORTED_PROTOCOLS:
+        raise LaunchError(f"unsupported protocol version {protocol}; use 1 or 2")
+    cwd = Path(os.path.abspath(cwd))
+
+    if command is not None:
+        if not command:
+            raise LaunchError("no agent command given after '--'")
+        program = Path(command[0]).name or command[0]
+        return LaunchSpec(
+            agent=AgentCommand(argv=list(command), cwd=cwd, name=program),
+            cwd=cwd,
+            protocol_version=protocol or 1,
+            display_name=program,
+        )
+
+    if agent_name is not None:
+        name = agent_name
+        if name != DEMO_AGENT_NAME and name not in settings.agents:
+            raise LaunchError(f"no agent named {name!r}; {_known_names(settings)}")
+    elif settings.default_agent is not None:
+        name = settings.default_agent
+        if name != DEMO_AGENT_NAME and name not in settings.agents:
+            raise LaunchError(
+                f"default_agent {name!r} in the config file is not configured; "
+                f"{_known_names(settings)}"
+            )
+    elif len(settings.agents) == 1:
+        (name,) = settings.agents
+    else:
+        name = DEMO_AGENT_NAME
+
+    if name == DEMO_AGENT_NAME:
+        demo = demo_agent_command(paths)
+        return LaunchSpec(
+            agent=AgentCommand(argv=demo.argv, env=demo.env, cwd=cwd, name=demo.name),
+            cwd=cwd,
+            protocol_version=protocol or 1,
+            is_demo=True,
+            display_name="Demo agent",
+        )
+    return _configured(name, settings.agents[name], cwd=cwd, protocol=protocol)
+
+
+def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | None) -> LaunchSpec:
+    program = os.path.expanduser(config.command)
+    return LaunchSpec(
+        agent=AgentCommand(argv=[program, *config.args], env=dict(config.env), cwd=cwd, name=name),
+        cwd=cwd,
+        additional_directories=_roots(config.additional_directories, cwd),
+        protocol_version=protocol or config.protocol,
+        display_name=config.title or name,
+    )
+
+
+def _roots(directories: Sequence[str], cwd: Path) -> tuple[Path, ...]:
+    """Absolute, de-duplicated extra roots; relative entries are relative to `cwd`."""
+    roots: list[Path] = []
+    for entry in directories:
+        root = Path(os.path.abspath(cwd / os.path.expanduser(entry)))
+        if root != cwd and root not in roots:
+            roots.append(root)
+    return tuple(roots)
+
+
+def _known_names(settings: Settings) -> str:
+    names = sorted(n for n in settings.agents if n != DEMO_AGENT_NAME)
+    listed = ", ".join([*names, DEMO_AGENT_NAME])
+    return f"known agents: {listed}"

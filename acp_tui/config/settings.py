@@ -1,0 +1,219 @@
+"""Provides the user's settings: pydantic models, a forgiving TOML loader and an atomic saver."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "AgentConfig",
+    "LoadedSettings",
+    "Settings",
+    "load_settings",
+    "save_settings",
+    "settings_to_toml",
+]
+
+# TOML values are already typed, so validate strictly: `show_thoughts = "yes"` is a mistake to
+# report, not a string to coerce. Unknown keys are errors so that typos do not pass silently.
+_MODEL_CONFIG = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+
+
+class AgentConfig(BaseModel):
+    """How to start one agent, as a `[agents.NAME]` table in the config file."""
+
+    model_config = _MODEL_CONFIG
+
+    command: str
+    """The program to run, found on PATH or given as a path (`~` is expanded)."""
+
+    args: list[str] = []
+    """Arguments passed to the program, one list item per argument (no shell splitting)."""
+
+    env: dict[str, str] = {}
+    """Environment variables set for the agent on top of acp-tui's own environment."""
+
+    protocol: Literal[1, 2] = 1
+    """The ACP protocol version to speak: 1 (stable) or 2 (draft, opt-in)."""
+
+    additional_directories: list[str] = []
+    """Extra directories the agent may use besides the session's working directory.
+
+    Relative paths are taken relative to that working directory."""
+
+    title: str | None = None
+    """The name shown in the UI; defaults to the table's NAME."""
+
+    @field_validator("protocol", mode="before")
+    @classmethod
+    def _protocol_is_not_a_bool(cls, value: object) -> object:
+        # `true == 1` in Python, so without this `protocol = true` would pass as 1.
+        if isinstance(value, bool):
+            raise PydanticCustomError("literal_error", "Input should be 1 or 2")
+        return value
+
+
+class Settings(BaseModel):
+    """Everything in `config.toml`."""
+
+    model_config = _MODEL_CONFIG
+
+    default_agent: str | None = None
+    """The agent used when none is named on the command line ("demo" is the bundled one)."""
+
+    theme: str = "textual-dark"
+    """The name of the colour theme."""
+
+    show_thoughts: bool = True
+    """Whether the agent's thinking is shown in the transcript."""
+
+    agents: dict[str, AgentConfig] = {}
+    """The configured agents, keyed by the name used with `acp-tui -a NAME`."""
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    """The settings in effect, and what was wrong with the file if anything was."""
+
+    settings: Settings
+    problems: list[str] = field(default_factory=list)
+
+
+def load_settings(path: Path) -> LoadedSettings:
+    """Read settings from `path`; never raise and never write to the file.
+
+    A missing file gives the defaults. An unreadable file, bad TOML, wrong types or unknown keys
+    give the defaults (the whole file is ignored) plus one message per problem, each naming the
+    file.
+    """
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return LoadedSettings(Settings())
+    except UnicodeDecodeError as exc:
+        return _defaults(f"{path}: not UTF-8 text (byte {exc.start})")
+    except OSError as exc:
+        return _defaults(f"{path}: cannot read: {exc.strerror or exc}")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return _defaults(f"{path}: invalid TOML: {_toml_error(exc)}")
+    try:
+        return LoadedSettings(Settings.model_validate(data))
+    except ValidationError as exc:
+        problems = [
+            f"{path}: {_dotted(err['loc'])}: {_expectation(err)}"
+            for err in exc.errors(include_url=False)
+        ]
+        return LoadedSettings(Settings(), problems)
+
+
+def settings_to_toml(settings: Settings) -> str:
+    """The settings as TOML text, in the same shape `load_settings` reads."""
+    return tomli_w.dumps(_to_data(settings))
+
+
+def save_settings(settings: Settings, path: Path) -> None:
+    """Write `settings` to `path` atomically.
+
+    The text goes to a temp file in the same directory, is flushed to disk, then replaces `path`
+    in one step. If anything fails the old file is left as it was, the temp file is removed and
+    the error is raised.
+    """
+    data = _to_data(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            tomli_w.dump(data, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            # Keep the permissions the user chose; mkstemp's default is 0600.
+            os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_dir(path.parent)
+
+
+def _defaults(problem: str) -> LoadedSettings:
+    return LoadedSettings(Settings(), [problem])
+
+
+def _to_data(settings: Settings) -> dict[str, Any]:
+    # TOML has no null: a key that is None is simply absent.
+    return settings.model_dump(mode="json", exclude_none=True)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename durable where the platform allows it (not on Windows)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def _toml_error(exc: tomllib.TOMLDecodeError) -> str:
+    """The parser's message ending in "line L, column C" (3.14 adds attributes; 3.11 has text)."""
+    message = str(exc)
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if line is None:
+        match = _POSITION.search(message)
+        if match is None:
+            return message
+        line, column = int(match.group(1)), int(match.group(2))
+    reason = getattr(exc, "msg", None) or _POSITION.sub("", message)
+    return f"line {line}, column {column}: {reason}"
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as a TOML key path: `agents."my.agent".args[0]`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            continue
+        key = part if _BARE_KEY.fullmatch(part) else '"' + part.replace('"', '\\"') + '"'
+        out += f".{key}" if out else key
+    return out or "(top level)"
+
+
+def _expectation(err: Any) -> str:
+    """What was wrong with one value, in words a user can act on."""
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    got = repr(err["input"])
+    if len(got) > 40:
+        got = got[:37] + "..."
+    expected = str(err["msg"]).replace("Input should be", "expected", 1)
+    return f"{expected} (got {got})"

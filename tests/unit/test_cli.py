@@ -1,0 +1,214 @@
+"""Tests for the `acp-tui` command line, mostly as real subprocesses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import tomllib
+import types
+from pathlib import Path
+
+import pytest
+
+from acp_tui import __version__
+from acp_tui.cli import main
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.config.paths import Paths
+from acp_tui.config.settings import Settings, settings_to_toml
+
+TIMEOUT = 60
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m acp_tui ARGS` with this test's environment (its ACP_TUI_HOME), no stdin."""
+    return subprocess.run(
+        [sys.executable, "-m", "acp_tui", *args],
+        env=os.environ.copy(),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def test_version() -> None:
+    result = run_cli("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"acp-tui {__version__}\n"
+
+
+def test_help() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: acp-tui [DIR] [-a NAME | -- COMMAND ARGS...]")
+    assert "--protocol" in result.stdout
+    assert "config" in result.stdout
+
+
+def test_config_help() -> None:
+    result = run_cli("config", "--help")
+    assert result.returncode == 0, result.stderr
+    assert "path" in result.stdout
+    assert "show" in result.stdout
+
+
+def test_headless_paths_never_import_textual_or_rich() -> None:
+    code = textwrap.dedent(
+        """
+        import contextlib, io, sys
+        from acp_tui.cli import main
+        for argv in (["--help"], ["--version"], ["config", "path"], ["config", "show"],
+                     ["--bogus"], ["-a", "no-such-agent"]):
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                main(argv)
+        loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich"))
+        print(",".join(loaded))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=os.environ.copy(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["-a", "x", "--", "my-agent"], "not both"),
+        (["--"], "after '--'"),
+        (["/no/such/dir"], "/no/such/dir: no such directory"),
+        (["--protocol", "3"], "invalid choice"),
+        (["--bogus"], "--bogus"),
+        (["one", "two"], "unrecognized arguments: two"),
+        (["-a", "no-such-agent"], "'no-such-agent'"),
+        (["config"], "required"),
+        (["config", "nope"], "invalid choice"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(args: list[str], needle: str) -> None:
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("acp-tui")
+    assert needle in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_dir_that_is_a_file_is_a_usage_error(tmp_path: Path) -> None:
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    result = run_cli(str(a_file))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"acp-tui: error: {a_file}: not a directory (see 'acp-tui --help')"
+    ]
+
+
+def test_unknown_agent_lists_demo(acp_home: Paths) -> None:
+    acp_home.config_dir.mkdir(parents=True)
+    acp_home.config_file.write_text('[agents.alpha]\ncommand = "alpha"\n')
+    result = run_cli("-a", "beta")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "acp-tui: error: no agent named 'beta'; known agents: alpha, demo"
+    ]
+
+
+def test_config_path_is_under_acp_tui_home(acp_home: Paths) -> None:
+    result = run_cli("config", "path")
+    assert result.returncode == 0, result.stderr
+    printed = Path(result.stdout.strip())
+    assert printed == acp_home.config_file
+    assert printed.is_relative_to(Path(os.environ["ACP_TUI_HOME"]))
+
+
+def test_config_show_prints_the_effective_settings(acp_home: Paths) -> None:
+    acp_home.config_dir.mkdir(parents=True)
+    acp_home.config_file.write_text('theme = "nord"\n[agents.alpha]\ncommand = "alpha"\n')
+    result = run_cli("config", "show")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    shown = Settings.model_validate(tomllib.loads(result.stdout))
+    assert shown.theme == "nord"
+    assert shown.agents["alpha"].command == "alpha"
+
+
+def test_config_show_with_a_broken_file_warns_and_shows_defaults(acp_home: Paths) -> None:
+    acp_home.config_dir.mkdir(parents=True)
+    acp_home.config_file.write_text("theme = \n")
+    before = acp_home.config_file.read_bytes()
+    result = run_cli("config", "show")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == settings_to_toml(Settings())
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("acp-tui: warning: ")
+    assert str(acp_home.config_file) in first
+    assert "line 1" in first
+    assert acp_home.config_file.read_bytes() == before
+
+
+@pytest.fixture
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[LaunchSpec]:
+    """Replace the Textual app with a recorder, so main() can be run in-process."""
+    calls: list[LaunchSpec] = []
+
+    def run_app(launch: LaunchSpec) -> int:
+        calls.append(launch)
+        return 7
+
+    fake = types.ModuleType("acp_tui.ui.app")
+    fake.run_app = run_app  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "acp_tui.ui.app", fake)
+    return calls
+
+
+def test_main_runs_the_app_with_the_resolved_launch(
+    launched: list[LaunchSpec], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["--protocol", "2"]) == 7
+    [spec] = launched
+    assert spec.is_demo
+    assert spec.cwd == Path.cwd()
+    assert spec.protocol_version == 2
+    assert spec.warnings == ()
+
+
+def test_main_passes_dir_and_command_verbatim(launched: list[LaunchSpec], tmp_path: Path) -> None:
+    assert main([str(tmp_path), "--", "agent", "-a", "--", "--protocol"]) == 7
+    [spec] = launched
+    assert spec.cwd == tmp_path
+    assert list(spec.agent.argv) == ["agent", "-a", "--", "--protocol"]
+    assert spec.protocol_version == 1
+
+
+def test_main_continues_on_defaults_after_settings_problems(
+    launched: list[LaunchSpec],
+    acp_home: Paths,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    acp_home.config_dir.mkdir(parents=True)
+    acp_home.config_file.write_text('[agents.alpha]\ncommand = "alpha"\nprotocol = 9\n')
+    assert main([str(tmp_path)]) == 7
+    [spec] = launched
+    assert spec.is_demo
+    assert spec.settings == Settings()
+    [warning] = spec.warnings
+    assert "agents.alpha.protocol" in warning
+    err = capsys.readouterr().err
+    assert f"acp-tui: warning: {acp_home.config_file}: agents.alpha.protocol" in err
