@@ -1,0 +1,238 @@
+"""Provides AgentClient: a launched ACP agent, initialized, with typed calls for every method.
+
+``async with connect(launch) as client:`` spawns the agent in its own process group, wraps its
+stdio in one JSON-RPC connection, runs ``initialize`` within a bounded wait, and on exit closes
+every live session and shuts the process group down. Calls are gated on what the agent
+advertised (:class:`Unsupported` names the missing capability before anything is sent), and a
+dead agent surfaces as :class:`AgentExited` with its exit code and last stderr lines.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+from anyio.abc import TaskGroup
+from pydantic import ValidationError
+
+from acp_tui import __version__
+from acp_tui.client.calls import SessionCalls
+from acp_tui.client.capabilities import Capabilities
+from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.process import AgentProcess, spawn_agent
+from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
+from acp_tui.config.paths import Paths, get_paths
+from acp_tui.protocol.base import WireModel
+from acp_tui.protocol.capabilities import (
+    ClientCapabilities,
+    Implementation,
+    InitializeRequest,
+    InitializeResponse,
+)
+from acp_tui.protocol.client_methods import RequestPermissionRequest
+from acp_tui.protocol.connection import Connection, describe_validation_error
+from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
+from acp_tui.protocol.updates import SessionNotification, SessionUpdate
+
+log = logging.getLogger(__name__)
+
+SUPPORTED_PROTOCOLS = (1,)
+CLIENT_INFO = Implementation(name="acp-tui", title="acp-tui", version=__version__)
+
+_R = TypeVar("_R", bound=WireModel)
+
+SessionInfoListener = Callable[[str, SessionUpdate], None]
+
+
+class MalformedResponse(AgentError):
+    """The agent answered a request with a result that does not fit the protocol."""
+
+
+def client_capabilities() -> ClientCapabilities:
+    """What acp-tui serves, honestly: fs reads and writes, terminals, boolean config options."""
+    return ClientCapabilities.model_validate(
+        {
+            "fs": {"readTextFile": True, "writeTextFile": True},
+            "terminal": True,
+            "session": {"configOptions": {"boolean": {}}},
+        }
+    )
+
+
+class AgentClient(SessionCalls):
+    """One connected agent. Build it with :func:`connect`."""
+
+    def __init__(
+        self,
+        launch: LaunchSpec,
+        process: AgentProcess,
+        *,
+        permission_handler: PermissionHandler = refuse_permission,
+    ) -> None:
+        self.launch = launch
+        self.process = process
+        self.permission_handler = permission_handler
+        self.connection = Connection(
+            process.stdout,
+            process.stdin,
+            on_request=self._on_request,
+            on_notification=self._on_notification,
+            name="agent",
+        )
+        self.sessions: dict[str, LiveSession] = {}
+        self.session_listeners: list[SessionInfoListener] = []
+        self.capabilities = Capabilities(protocol_version=launch.protocol_version)
+        self.initialize_result: InitializeResponse | None = None
+        self.exited = anyio.Event()
+        self.task_group: TaskGroup | None = None
+
+    # -- wire --------------------------------------------------------------------------------
+
+    async def run_connection(self) -> None:
+        """Read from the agent until it goes away; then give the exit code to pending calls."""
+        await self.connection.run()
+        with anyio.move_on_after(2):
+            await self.process.exited.wait()
+        self.connection.close(str(self.process.exit_error()))
+        self.exited.set()
+
+    async def _exit_error(self, context: str) -> AgentError:
+        with anyio.move_on_after(2):
+            await self.process.exited.wait()
+        return self.process.exit_error(context)
+
+    async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
+        """Send a typed request and parse the typed result."""
+        try:
+            raw = await self.connection.request(
+                method, None if params is None else params.to_wire()
+            )
+        except ConnectionClosed:
+            raise await self._exit_error(f"during {method}") from None
+        try:
+            return result.from_wire(raw)
+        except ValidationError as exc:
+            raise MalformedResponse(
+                f"the agent's answer to {method} does not fit the protocol: "
+                f"{describe_validation_error(exc)}"
+            ) from exc
+
+    async def notify(self, method: str, params: WireModel) -> None:
+        try:
+            await self.connection.notify(method, params.to_wire())
+        except ConnectionClosed:
+            raise await self._exit_error(f"sending {method}") from None
+
+    # -- initialize ----------------------------------------------------------------------------
+
+    async def initialize(self, within: float) -> Capabilities:
+        offered = self.launch.protocol_version
+        params = InitializeRequest(
+            protocol_version=offered,
+            client_capabilities=client_capabilities(),
+            client_info=CLIENT_INFO,
+        )
+        try:
+            with anyio.fail_after(within):
+                raw = await self.connection.request("initialize", params.to_wire())
+        except TimeoutError:
+            raise InitializeTimeout(within, self.process.stderr_tail()) from None
+        except ConnectionClosed:
+            raise await self._exit_error("before answering initialize") from None
+        version = raw.get("protocolVersion") if isinstance(raw, dict) else None
+        if version not in SUPPORTED_PROTOCOLS:
+            raise ProtocolMismatch(offered, version)
+        try:
+            result = InitializeResponse.from_wire(raw)
+        except ValidationError as exc:
+            raise MalformedResponse(
+                f"the agent's initialize answer does not fit the protocol: "
+                f"{describe_validation_error(exc)}"
+            ) from exc
+        self.initialize_result = result
+        self.capabilities = Capabilities.from_v1(result)
+        return self.capabilities
+
+    # -- incoming ------------------------------------------------------------------------------
+
+    def _session_for(self, params: Any) -> LiveSession:
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(session_id, str):
+            raise RpcError.invalid_params("sessionId is required")
+        session = self.sessions.get(session_id)
+        if session is None or session.closed:
+            raise RpcError.not_found(f"No live session {session_id!r} in this client")
+        return session
+
+    async def _on_request(self, method: str, params: Any) -> Any:
+        if method == "session/request_permission":
+            request = RequestPermissionRequest.model_validate(params)
+            session = self.sessions.get(request.session_id)
+            if session is None or session.closed:
+                log.warning(
+                    "permission request for unknown session %s: cancelled", request.session_id
+                )
+                return {"outcome": {"outcome": "cancelled"}}
+            return await session.ask_permission(self.permission_handler, request)
+        if method == "fs/read_text_file":
+            return await self._session_for(params).read_text_file(params)
+        if method == "fs/write_text_file":
+            return await self._session_for(params).write_text_file(params)
+        if method.startswith("terminal/"):
+            return await self._session_for(params).handle_terminal(method, params)
+        raise RpcError.method_not_found(method)
+
+    async def _on_notification(self, method: str, params: Any) -> None:
+        if method != "session/update":
+            log.debug("ignoring notification %s", method)
+            return
+        try:
+            note = SessionNotification.model_validate(params)
+        except ValidationError as exc:
+            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
+            return
+        session = self.sessions.get(note.session_id)
+        if session is not None:
+            session.transcript.apply(note.update)
+        for listener in list(self.session_listeners):
+            listener(note.session_id, note.update)
+
+    # -- shutdown --------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        for session in list(self.sessions.values()):
+            await session.aclose()
+
+
+@asynccontextmanager
+async def connect(
+    launch: LaunchSpec,
+    *,
+    permission_handler: PermissionHandler = refuse_permission,
+    paths: Paths | None = None,
+    init_timeout: float = 30.0,
+) -> AsyncIterator[AgentClient]:
+    """Launch the agent, initialize it, and yield the client; shut everything down on exit."""
+    paths = paths or get_paths()
+    async with spawn_agent(launch.agent, log_dir=paths.log_dir) as process:
+        client = AgentClient(launch, process, permission_handler=permission_handler)
+        async with anyio.create_task_group() as tg:
+            client.task_group = tg
+            tg.start_soon(client.run_connection)
+            try:
+                await client.initialize(init_timeout)
+                yield client
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await client.aclose()
+                tg.cancel_scope.cancel()
+
+
+def absolute_dirs(dirs: Sequence[Path | str]) -> list[str]:
+    """Paths as the wire wants them: absolute strings, order kept."""
+    return [str(Path(d)) for d in dirs]

@@ -1,0 +1,148 @@
+"""Provides Capabilities: one view of what the agent can do, whatever the protocol version.
+
+Every screen and command asks this view (``caps.can_delete``, ``caps.why_not("delete")``)
+instead of reading initialize results, so the v2 draft only needs another constructor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from acp_tui.protocol.capabilities import (
+    AuthMethodAgent,
+    AuthMethodTerminal,
+    InitializeResponse,
+)
+
+Action = Literal["list", "load", "resume", "close", "delete", "fork", "additional_directories"]
+
+# What each action is called on the wire, for messages a user reads.
+_WIRE_NAMES: dict[Action, str] = {
+    "list": "session/list",
+    "load": "session/load",
+    "resume": "session/resume",
+    "close": "session/close",
+    "delete": "session/delete",
+    "fork": "session/fork",
+    "additional_directories": "additional workspace roots (additionalDirectories)",
+}
+
+BASELINE_PROMPT_KINDS = frozenset({"text", "resource_link"})
+
+
+@dataclass(frozen=True, slots=True)
+class AuthMethodInfo:
+    """An authentication method the agent offers, in a version-neutral form."""
+
+    id: str
+    name: str
+    description: str | None = None
+    terminal: bool = False
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What the connected agent advertised, as plain answers."""
+
+    protocol_version: int
+    agent_name: str = "agent"
+    agent_title: str | None = None
+    agent_version: str | None = None
+    can_list: bool = False
+    can_load: bool = False
+    can_resume: bool = False
+    can_close: bool = False
+    can_delete: bool = False
+    can_fork: bool = False
+    additional_directories: bool = False
+    can_logout: bool = False
+    prompt_image: bool = False
+    prompt_audio: bool = False
+    prompt_embedded_context: bool = False
+    mcp_http: bool = False
+    mcp_sse: bool = False
+    auth_methods: tuple[AuthMethodInfo, ...] = field(default=())
+
+    @classmethod
+    def from_v1(cls, result: InitializeResponse) -> Capabilities:
+        """Build the view from a v1 `initialize` result."""
+        caps = result.agent_capabilities
+        session = caps.session_capabilities
+        prompt = caps.prompt_capabilities
+        info = result.agent_info
+        methods: list[AuthMethodInfo] = []
+        for method in result.auth_methods:
+            if isinstance(method, AuthMethodTerminal):
+                methods.append(
+                    AuthMethodInfo(
+                        method.id,
+                        method.name,
+                        method.description,
+                        terminal=True,
+                        args=tuple(method.args),
+                        env=tuple(sorted(method.env.items())),
+                    )
+                )
+            elif isinstance(method, AuthMethodAgent):
+                methods.append(AuthMethodInfo(method.id, method.name, method.description))
+        return cls(
+            protocol_version=result.protocol_version,
+            agent_name=info.name if info else "agent",
+            agent_title=info.title if info else None,
+            agent_version=info.version if info else None,
+            can_list=session.list is not None,
+            can_load=caps.load_session,
+            can_resume=session.resume is not None,
+            can_close=session.close is not None,
+            can_delete=session.delete is not None,
+            can_fork=session.fork is not None,
+            additional_directories=session.additional_directories is not None,
+            can_logout=caps.auth.logout is not None,
+            prompt_image=prompt.image,
+            prompt_audio=prompt.audio,
+            prompt_embedded_context=prompt.embedded_context,
+            mcp_http=caps.mcp_capabilities.http,
+            mcp_sse=caps.mcp_capabilities.sse,
+            auth_methods=tuple(methods),
+        )
+
+    @property
+    def display_name(self) -> str:
+        return self.agent_title or self.agent_name
+
+    @property
+    def prompt_content_kinds(self) -> frozenset[str]:
+        """Content block types the client may send in `session/prompt`."""
+        kinds = set(BASELINE_PROMPT_KINDS)
+        if self.prompt_image:
+            kinds.add("image")
+        if self.prompt_audio:
+            kinds.add("audio")
+        if self.prompt_embedded_context:
+            kinds.add("resource")
+        return frozenset(kinds)
+
+    @property
+    def can_reattach(self) -> bool:
+        """Whether an existing session can be reopened at all (load or resume)."""
+        return self.can_load or self.can_resume
+
+    def supports(self, action: Action) -> bool:
+        return {
+            "list": self.can_list,
+            "load": self.can_load,
+            "resume": self.can_resume,
+            "close": self.can_close,
+            "delete": self.can_delete,
+            "fork": self.can_fork,
+            "additional_directories": self.additional_directories,
+        }[action]
+
+    def why_not(self, action: Action) -> str | None:
+        """None when ``action`` is available, else the reason to show the user."""
+        if self.supports(action):
+            return None
+        return f"{self.display_name} does not support {_WIRE_NAMES[action]}"
