@@ -1,0 +1,361 @@
+"""Provides TerminalManager: the client side of ACP's ``terminal/*`` methods.
+
+Each terminal is one command run without a shell (``argv = [command, *args]``), in its own
+session and process group, with stdin closed and stdout and stderr merged into one buffer. The
+buffer keeps at most ``outputByteLimit`` bytes, dropping the oldest output at a UTF-8 character
+boundary. ``kill`` sends SIGTERM to the whole group, then SIGKILL after a grace period (and to
+anything of the group still holding the output pipe); the terminal stays valid. ``release`` kills
+and forgets the id; the final output stays available to ``snapshot`` for display.
+
+Limits: a descendant that leaves the process group (``setsid``) escapes ``kill``; its output is
+no longer read once the terminal is released. The working directory is checked, then the process
+started (see ``acp_tui.client.roots`` on time of check to time of use). The command inherits the
+client's environment, overridden by the agent's ``env``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import subprocess
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+
+import anyio
+from anyio.abc import Process, TaskGroup
+
+from acp_tui.client.roots import RootSet, show_path
+from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024
+MAX_OUTPUT_BYTE_LIMIT = 64 * 1024 * 1024
+
+OutputCallback = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalOutput:
+    """What a terminal printed so far, and how it ended (when it did)."""
+
+    output: str
+    truncated: bool
+    exit_code: int | None
+    signal: str | None
+    exited: bool
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"SIG{number}"
+
+
+def _trim_start(data: bytes | bytearray, limit: int) -> int:
+    """How many leading bytes to drop to keep at most ``limit``, at a character boundary."""
+    cut = len(data) - limit
+    if cut <= 0:
+        return 0
+    while cut < len(data) and data[cut] & 0xC0 == 0x80:  # a UTF-8 continuation byte
+        cut += 1
+    return cut
+
+
+class _Terminal:
+    def __init__(self, terminal_id: str, process: Process, limit: int) -> None:
+        self.id = terminal_id
+        self.process = process
+        self.limit = limit
+        self.buffer = bytearray()
+        self.truncated = False
+        self.returncode: int | None = None
+        self.exited = anyio.Event()  # the process ended and its output was drained (bounded)
+        self.eof = anyio.Event()  # nothing holds the output pipe any more
+        self.done = anyio.Event()  # the supervisor finished: process reaped, streams closed
+        self.scope = anyio.CancelScope()
+
+    def append(self, data: bytes) -> None:
+        self.buffer += data
+        cut = _trim_start(self.buffer, self.limit)
+        if cut:
+            del self.buffer[:cut]
+            self.truncated = True
+
+    def status(self) -> tuple[int | None, str | None]:
+        code = self.returncode
+        if code is None:
+            return None, None
+        if code < 0:
+            return None, signal_name(-code)
+        return code, None
+
+    def snapshot(self) -> TerminalOutput:
+        exited = self.exited.is_set()
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        text = decoder.decode(bytes(self.buffer), final=exited)
+        truncated = self.truncated
+        encoded = text.encode("utf-8")
+        if len(encoded) > self.limit:  # replacement characters made it longer
+            text = encoded[_trim_start(encoded, self.limit) :].decode("utf-8")
+            truncated = True
+        exit_code, sig = self.status()
+        return TerminalOutput(text, truncated, exit_code, sig, exited)
+
+
+class TerminalManager:
+    """Runs the agent's commands; use as ``async with TerminalManager(roots) as terminals:``."""
+
+    def __init__(
+        self,
+        roots: RootSet,
+        *,
+        on_output: OutputCallback | None = None,
+        kill_grace: float = 2.0,
+        drain_seconds: float = 1.0,
+        max_terminals: int = 64,
+        keep_released: int = 32,
+    ) -> None:
+        self.roots = roots
+        self.on_output = on_output
+        self.kill_grace = kill_grace
+        self.drain_seconds = drain_seconds
+        self.max_terminals = max_terminals
+        self.keep_released = keep_released
+        self._terminals: dict[str, _Terminal] = {}
+        self._released: OrderedDict[str, TerminalOutput] = OrderedDict()
+        self._tg: TaskGroup | None = None
+        self._closed = False
+
+    async def __aenter__(self) -> TerminalManager:
+        tg = anyio.create_task_group()
+        await tg.__aenter__()
+        self._tg = tg
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        tg = self._tg
+        assert tg is not None, "TerminalManager exited without being entered"
+        try:
+            with anyio.CancelScope(shield=True):
+                await self.close()
+        finally:
+            self._tg = None
+            handled = await tg.__aexit__(exc_type, exc, tb)
+        return handled
+
+    def __contains__(self, terminal_id: object) -> bool:
+        return terminal_id in self._terminals
+
+    @property
+    def terminal_ids(self) -> list[str]:
+        return list(self._terminals)
+
+    async def create(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+    ) -> str:
+        """Start ``command`` with ``args`` and return its terminal id at once."""
+        tg = self._tg
+        if tg is None or self._closed:
+            raise RpcError.internal("terminals are not available (the session is closing)")
+        if not isinstance(command, str) or not command:
+            raise RpcError.invalid_params(f"command must be a non-empty string, not {command!r}")
+        if isinstance(args, str) or not all(isinstance(arg, str) for arg in args):
+            raise RpcError.invalid_params("args must be a list of strings")
+        env = dict(env or {})
+        if not all(isinstance(k, str) and k and isinstance(v, str) for k, v in env.items()):
+            raise RpcError.invalid_params("env must map non-empty names to string values")
+        limit = self._output_limit(output_byte_limit)
+        if len(self._terminals) >= self.max_terminals:
+            raise RpcError.internal(
+                f"too many terminals ({self.max_terminals}); release some before creating more"
+            )
+        requested = self.roots.cwd if cwd is None else cwd
+        workdir = str(await anyio.to_thread.run_sync(self.roots.check_directory, requested))
+        argv = [command, *args]
+        try:
+            process = await anyio.open_process(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=workdir,
+                env={**os.environ, **env},
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            if exc.filename == workdir:
+                raise RpcError(
+                    ErrorCode.RESOURCE_NOT_FOUND,
+                    f"Working directory not found: {show_path(workdir)}",
+                    {"uri": workdir},
+                ) from None
+            raise RpcError(
+                ErrorCode.RESOURCE_NOT_FOUND,
+                f"Command not found: {show_path(command)}",
+                {"command": command},
+            ) from None
+        except PermissionError:
+            raise RpcError.invalid_params(
+                f"command {show_path(command)} is not executable", {"command": command}
+            ) from None
+        except (OSError, ValueError) as exc:
+            raise RpcError.invalid_params(
+                f"cannot run {show_path(command)}: {exc}", {"command": command}
+            ) from None
+        terminal = _Terminal(f"term_{secrets.token_hex(8)}", process, limit)
+        self._terminals[terminal.id] = terminal
+        tg.start_soon(self._supervise, terminal)
+        if self._closed:  # close() ran while the process was starting
+            await self.release(terminal.id)
+            raise RpcError.internal("terminals are not available (the session is closing)")
+        return terminal.id
+
+    def output(self, terminal_id: str) -> TerminalOutput:
+        """The current output and, once it ended, the exit status."""
+        return self._get(terminal_id).snapshot()
+
+    def snapshot(self, terminal_id: str) -> TerminalOutput | None:
+        """Like ``output`` but for display: also answers for recently released terminals."""
+        terminal = self._terminals.get(terminal_id)
+        if terminal is not None:
+            return terminal.snapshot()
+        return self._released.get(terminal_id)
+
+    async def wait_for_exit(self, terminal_id: str) -> tuple[int | None, str | None]:
+        """Wait for the command to end; returns ``(exit_code, signal_name)``."""
+        terminal = self._get(terminal_id)
+        await terminal.exited.wait()
+        return terminal.status()
+
+    async def kill(self, terminal_id: str) -> None:
+        """Kill the command's process group; the terminal stays valid."""
+        await self._kill(self._get(terminal_id))
+
+    async def release(self, terminal_id: str) -> None:
+        """Kill the command if it still runs and forget the id."""
+        terminal = self._get(terminal_id)
+        del self._terminals[terminal_id]
+        with anyio.CancelScope(shield=True):
+            try:
+                await self._kill(terminal)
+            finally:
+                terminal.scope.cancel()
+                await terminal.done.wait()
+                self._released[terminal_id] = terminal.snapshot()
+                while len(self._released) > self.keep_released:
+                    self._released.popitem(last=False)
+
+    async def close(self) -> None:
+        """Kill and release every terminal; no terminal can be created afterwards."""
+        self._closed = True
+        async with anyio.create_task_group() as tg:
+            for terminal_id in list(self._terminals):
+                tg.start_soon(self._release_quietly, terminal_id)
+
+    async def _release_quietly(self, terminal_id: str) -> None:
+        with contextlib.suppress(RpcError):  # released concurrently
+            await self.release(terminal_id)
+
+    def _get(self, terminal_id: str) -> _Terminal:
+        terminal = self._terminals.get(terminal_id) if isinstance(terminal_id, str) else None
+        if terminal is None:
+            raise RpcError(
+                ErrorCode.RESOURCE_NOT_FOUND,
+                f"Unknown terminal: {show_path(terminal_id)} (never created, or released)",
+                {"terminalId": terminal_id},
+            )
+        return terminal
+
+    @staticmethod
+    def _output_limit(value: int | None) -> int:
+        if value is None:
+            return DEFAULT_OUTPUT_BYTE_LIMIT
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise RpcError.invalid_params(f"outputByteLimit must be an integer >= 0, not {value!r}")
+        return min(value, MAX_OUTPUT_BYTE_LIMIT)
+
+    def _notify(self, terminal_id: str) -> None:
+        callback = self.on_output
+        if callback is None:
+            return
+        try:
+            callback(terminal_id)
+        except Exception:
+            log.exception("terminal output callback failed")
+
+    async def _supervise(self, terminal: _Terminal) -> None:
+        try:
+            with terminal.scope:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self._pump, terminal)
+                    await terminal.process.wait()
+                    with anyio.move_on_after(self.drain_seconds):
+                        await terminal.eof.wait()
+                    self._mark_exited(terminal)
+        finally:
+            with anyio.CancelScope(shield=True):
+                if terminal.process.returncode is None:
+                    self._signal_group(terminal, signal.SIGKILL)
+                await terminal.process.aclose()
+                self._mark_exited(terminal)
+                terminal.done.set()
+
+    async def _pump(self, terminal: _Terminal) -> None:
+        stream = terminal.process.stdout
+        assert stream is not None
+        try:
+            async for chunk in stream:
+                terminal.append(chunk)
+                self._notify(terminal.id)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            terminal.eof.set()
+
+    def _mark_exited(self, terminal: _Terminal) -> None:
+        if terminal.exited.is_set() or terminal.process.returncode is None:
+            return
+        terminal.returncode = terminal.process.returncode
+        terminal.exited.set()
+        self._notify(terminal.id)
+
+    async def _kill(self, terminal: _Terminal) -> None:
+        process = terminal.process
+        if process.returncode is None:
+            self._signal_group(terminal, signal.SIGTERM)
+            with anyio.move_on_after(self.kill_grace):
+                await process.wait()
+        # The leader may be gone while others of its group still hold the output pipe.
+        if process.returncode is None or not terminal.eof.is_set():
+            self._signal_group(terminal, signal.SIGKILL)
+        with anyio.move_on_after(self.drain_seconds + 5):
+            await terminal.exited.wait()
+
+    @staticmethod
+    def _signal_group(terminal: _Terminal, sig: signal.Signals) -> None:
+        try:
+            os.killpg(terminal.process.pid, sig)
+        except ProcessLookupError:
+            pass
+        except OSError as exc:
+            log.warning("cannot signal process group %s: %s", terminal.process.pid, exc)
+            if terminal.process.returncode is None:
+                terminal.process.send_signal(sig)
