@@ -1,0 +1,934 @@
+"""Connection: newline-delimited JSON-RPC 2.0 over anyio byte streams."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import socket
+from collections.abc import Iterator
+from typing import Any, cast
+
+import anyio
+import anyio.lowlevel
+import pytest
+from anyio.abc import ByteReceiveStream, ByteSendStream
+from pydantic import BaseModel
+
+from acp_tui.protocol.connection import CANCEL_REQUEST, Connection
+from acp_tui.protocol.jsonrpc import ConnectionClosed, ErrorCode, RpcError
+from tests.unit.rpc_helpers import (
+    RawPeer,
+    connection_pair,
+    dispose_peers,
+    line,
+    memory_pipe,
+    running,
+)
+
+LOGGER = "acp_tui.protocol.connection"
+BIG = 20 * 1024 * 1024
+
+
+@pytest.fixture(autouse=True)
+def _close_peer_streams() -> Iterator[None]:
+    yield
+    dispose_peers()
+
+
+def req(msg_id: Any, method: str, params: Any = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def notif(method: str, params: Any = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def result(msg_id: Any, value: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "result": value}
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+async def echo_handler(method: str, params: Any) -> Any:
+    """echo returns its params; a few methods fail in the ways a real handler can."""
+    if method == "echo":
+        return params
+    if method == "validate":
+        return Point.model_validate(params).model_dump()
+    if method == "crash":
+        raise RuntimeError("disk on fire")
+    if method == "crash-silently":
+        raise KeyError
+    if method == "rpc-error":
+        raise RpcError(ErrorCode.RESOURCE_NOT_FOUND, "no such file", {"uri": "file:///x"})
+    if method == "none":
+        return None
+    if method == "unserialisable":
+        return {"value": object()}
+    raise RpcError.method_not_found(method)
+
+
+async def assert_still_works(conn: Connection, peer: RawPeer, msg_id: Any = "still-ok") -> None:
+    """The connection still answers requests and still matches replies to its own requests."""
+    await peer.send(req(msg_id, "echo", {"alive": True}))
+    assert await peer.read_reply(msg_id) == result(msg_id, {"alive": True})
+    async with anyio.create_task_group() as tg:
+        got: list[Any] = []
+
+        async def call() -> None:
+            got.append(await conn.request("ping", {"n": 1}))
+
+        tg.start_soon(call)
+        sent = await peer.read()
+        assert sent["method"] == "ping"
+        await peer.send(result(sent["id"], "pong"))
+    assert got == ["pong"]
+
+
+# -- outgoing requests ----------------------------------------------------------------------
+
+
+async def test_request_wire_format_and_result() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    got: list[Any] = []
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                got.append(await conn.request("session/new", {"cwd": "/tmp"}))
+                got.append(await conn.request("no-params"))
+
+            tg.start_soon(call)
+            first = await peer.read()
+            assert first == req(1, "session/new", {"cwd": "/tmp"})
+            await peer.send(result(1, {"sessionId": "s1"}))
+            second = await peer.read()
+            assert second == {"jsonrpc": "2.0", "id": 2, "method": "no-params"}
+            await peer.send(result(2, None))
+    assert got == [{"sessionId": "s1"}, None]
+
+
+async def test_notify_wire_format() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await conn.notify("session/cancel", {"sessionId": "s1"})
+            await conn.notify("bare")
+            assert await peer.read() == notif("session/cancel", {"sessionId": "s1"})
+            assert await peer.read() == notif("bare")
+
+
+async def test_fifty_concurrent_requests_answered_out_of_order() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    results: dict[int, Any] = {}
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call(n: int) -> None:
+                results[n] = await conn.request("square", {"n": n})
+
+            for n in range(50):
+                tg.start_soon(call, n)
+            requests = [await peer.read() for _ in range(50)]
+            assert len({r["id"] for r in requests}) == 50
+            random.Random(1234).shuffle(requests)
+            for r in requests:
+                await peer.send(result(r["id"], {"square": r["params"]["n"] ** 2, "id": r["id"]}))
+    assert {n: v["square"] for n, v in results.items()} == {n: n * n for n in range(50)}
+    assert not conn._pending
+
+
+async def test_error_reply_raises_rpc_error_with_code_message_and_data() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                with pytest.raises(RpcError) as info:
+                    await conn.request("authenticate")
+                assert info.value.code == ErrorCode.AUTH_REQUIRED
+                assert info.value.message == "log in first"
+                assert info.value.data == {"methods": ["x"]}
+                assert info.value.is_auth_required
+
+            tg.start_soon(call)
+            r = await peer.read()
+            error = {"code": -32000, "message": "log in first", "data": {"methods": ["x"]}}
+            await peer.send({"jsonrpc": "2.0", "id": r["id"], "error": error})
+
+
+@pytest.mark.parametrize("error", ["boom", 42, [1], {"code": "x"}, {"message": 3}])
+async def test_malformed_error_reply_still_raises_rpc_error(error: Any) -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                with pytest.raises(RpcError) as info:
+                    await conn.request("m")
+                assert isinstance(info.value.code, int)
+                assert isinstance(info.value.message, str)
+
+            tg.start_soon(call)
+            r = await peer.read()
+            await peer.send({"jsonrpc": "2.0", "id": r["id"], "error": error})
+
+
+async def test_responses_for_unknown_ids_are_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(result(999, "stray"))
+            await peer.send(result("abc", "stray"))
+            await peer.send(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}
+            )
+            await assert_still_works(conn, peer)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+# -- ids ------------------------------------------------------------------------------------
+
+
+async def test_string_and_int_reply_ids_are_kept_apart() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    got: list[Any] = []
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                got.append(await conn.request("m"))
+
+            tg.start_soon(call)
+            r = await peer.read()
+            assert r["id"] == 1
+            await peer.send(result("1", "wrong: string id"))
+            await peer.send(result(1, "right"))
+    assert got == ["right"]
+
+
+async def test_string_and_int_request_ids_are_answered_with_their_own_type() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(1, "echo", "int"))
+            await peer.send(req("1", "echo", "str"))
+            replies = [await peer.read(), await peer.read()]
+    assert sorted((type(r["id"]).__name__, r["result"]) for r in replies) == [
+        ("int", "int"),
+        ("str", "str"),
+    ]
+
+
+async def test_cancel_request_distinguishes_string_and_int_ids() -> None:
+    release = anyio.Event()
+    started: list[Any] = []
+
+    async def on_request(method: str, params: Any) -> Any:
+        started.append(params)
+        await release.wait()
+        return params
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(1, "block", "int"))
+            await peer.send(req("1", "block", "str"))
+            while len(started) < 2:
+                await anyio.lowlevel.checkpoint()
+            await peer.send(notif(CANCEL_REQUEST, {"requestId": "1"}))
+            cancelled = await peer.read()
+            assert cancelled["id"] == "1"
+            assert cancelled["error"]["code"] == ErrorCode.REQUEST_CANCELLED
+            release.set()
+            assert await peer.read() == result(1, "int")
+
+
+# -- incoming requests -----------------------------------------------------------------------
+
+
+async def test_incoming_requests_run_concurrently() -> None:
+    second_ran = anyio.Event()
+
+    async def on_request(method: str, params: Any) -> Any:
+        if method == "first":
+            await second_ran.wait()
+        else:
+            second_ran.set()
+        return method
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(1, "first"))
+            await peer.send(req(2, "second"))
+            assert await peer.read() == result(2, "second")
+            assert await peer.read() == result(1, "first")
+
+
+async def test_none_result_is_sent_as_empty_object() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(3, "none"))
+            assert await peer.read() == result(3, {})
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "code", "message_part"),
+    [
+        ("no/such/method", None, ErrorCode.METHOD_NOT_FOUND, "no/such/method"),
+        ("validate", {"x": 1, "y": "not a number"}, ErrorCode.INVALID_PARAMS, "y"),
+        ("validate", None, ErrorCode.INVALID_PARAMS, "Invalid params"),
+        ("crash", None, ErrorCode.INTERNAL_ERROR, "disk on fire"),
+        ("crash-silently", None, ErrorCode.INTERNAL_ERROR, "KeyError"),
+        ("rpc-error", None, ErrorCode.RESOURCE_NOT_FOUND, "no such file"),
+        ("unserialisable", None, ErrorCode.INTERNAL_ERROR, "JSON"),
+    ],
+)
+async def test_failing_handlers_are_answered_and_connection_keeps_working(
+    method: str, params: Any, code: int, message_part: str
+) -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(41, method, params))
+            reply = await peer.read()
+            assert reply["id"] == 41
+            assert "result" not in reply
+            assert reply["error"]["code"] == code
+            assert message_part in reply["error"]["message"]
+            await assert_still_works(conn, peer)
+
+
+async def test_method_not_found_without_a_request_handler() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(1, "fs/read_text_file", {"path": "/x"}))
+            reply = await peer.read()
+    assert reply["error"]["code"] == -32601
+    assert reply["error"]["data"] == {"method": "fs/read_text_file"}
+
+
+async def test_validation_error_message_is_readable() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(1, "validate", {"x": "a", "y": "b"}))
+            reply = await peer.read()
+    message = reply["error"]["message"]
+    assert message.startswith("Invalid params: ")
+    assert "x: " in message
+    assert "y: " in message
+
+
+async def test_reply_with_lone_surrogates_is_still_sent() -> None:
+    """A lone surrogate arrives legally as a \\u escape; echoing it must not kill the connection."""
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req("\ud800", "echo", {"text": "a\udfffb"}))
+            assert await peer.read() == result("\ud800", {"text": "a\udfffb"})
+            await peer.send(req("\udc00", "no-such-\ud83d"))
+            reply = await peer.read()
+            assert reply["id"] == "\udc00"
+            assert reply["error"]["code"] == -32601
+            await assert_still_works(conn, peer)
+
+
+# -- notifications --------------------------------------------------------------------------
+
+
+async def test_notifications_are_handled_in_arrival_order() -> None:
+    seen: list[int] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        # Awaiting varied amounts: a task-per-notification design would reorder these.
+        for _ in range((params["n"] * 7) % 5):
+            await anyio.lowlevel.checkpoint()
+        seen.append(params["n"])
+
+    peer = RawPeer()
+    conn = peer.connection(on_notification=on_notification)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send_raw(b"".join(line(notif("u", {"n": n})) for n in range(50)))
+            for n in range(50, 100):
+                await peer.send(notif("u", {"n": n}))
+    assert seen == list(range(100))
+
+
+@pytest.mark.parametrize("one_chunk", [True, False])
+async def test_reply_is_delivered_after_the_notifications_before_it(one_chunk: bool) -> None:
+    handled: list[int] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        await anyio.lowlevel.checkpoint()
+        await anyio.lowlevel.checkpoint()
+        handled.append(params["n"])
+
+    peer = RawPeer()
+    conn = peer.connection(on_notification=on_notification)
+    seen_at_return: list[int] = []
+    count = 30
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                assert await conn.request("session/load") == {}
+                seen_at_return.extend(handled)
+
+            tg.start_soon(call)
+            r = await peer.read()
+            messages = [line(notif("session/update", {"n": n})) for n in range(count)]
+            messages.append(line(result(r["id"], {})))
+            if one_chunk:
+                await peer.send_raw(b"".join(messages))
+            else:
+                for m in messages:
+                    await peer.send_raw(m)
+    assert seen_at_return == list(range(count))
+
+
+async def test_failing_notification_handler_is_logged_and_later_ones_still_run(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seen: list[str] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        if method == "bad":
+            raise ValueError("bad notification")
+        seen.append(method)
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler, on_notification=on_notification)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(notif("bad"))
+            await peer.send(notif("good"))
+            await assert_still_works(conn, peer)
+    assert seen == ["good"]
+    assert any(r.exc_info and "bad notification" in str(r.exc_info[1]) for r in caplog.records)
+
+
+# -- $/cancel_request -----------------------------------------------------------------------
+
+
+async def test_cancelling_a_request_sends_cancel_request() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(conn.request, "session/prompt", {"prompt": []})
+                sent = await peer.read()
+                tg.cancel_scope.cancel()
+            assert await peer.read() == {
+                "jsonrpc": "2.0",
+                "method": "$/cancel_request",
+                "params": {"requestId": sent["id"]},
+            }
+            assert not conn._pending
+            # The peer's late reply for the cancelled id is ignored.
+            await peer.send({"jsonrpc": "2.0", "id": sent["id"], "error": {"code": -32800}})
+            await assert_still_works(conn, peer)
+
+
+async def test_no_cancel_request_when_the_reply_already_arrived() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            got: list[Any] = []
+
+            async def call() -> None:
+                got.append(await conn.request("m"))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call)
+                sent = await peer.read()
+                await peer.send(result(sent["id"], "done"))
+            await conn.notify("marker")
+            assert await peer.read() == notif("marker")
+    assert got == ["done"]
+
+
+async def test_incoming_cancel_request_cancels_the_handler_and_answers_32800() -> None:
+    started = anyio.Event()
+    cleaned_up: list[bool] = []
+
+    async def on_request(method: str, params: Any) -> Any:
+        if method != "slow":
+            return await echo_handler(method, params)
+        started.set()
+        try:
+            await anyio.sleep(3600)
+        finally:
+            cleaned_up.append(True)
+        return "not reached"
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(7, "slow"))
+            await started.wait()
+            await peer.send(notif(CANCEL_REQUEST, {"requestId": 7}))
+            reply = await peer.read()
+            assert reply == {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "error": {"code": -32800, "message": "Request cancelled"},
+            }
+            assert cleaned_up == [True]
+            assert not conn._incoming
+            await assert_still_works(conn, peer)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [None, "x", [7], {}, {"requestId": [7]}, {"requestId": {"a": 1}}, {"requestId": 8}],
+)
+async def test_malformed_or_unknown_cancel_request_is_ignored(
+    params: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    release = anyio.Event()
+    marker = anyio.Event()
+
+    async def on_request(method: str, params: Any) -> Any:
+        await release.wait()
+        return "finished"
+
+    async def on_notification(method: str, params: Any) -> None:
+        marker.set()
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request, on_notification=on_notification)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(7, "slow"))
+            while not conn._incoming:
+                await anyio.lowlevel.checkpoint()
+            await peer.send(notif(CANCEL_REQUEST, params))
+            await peer.send(notif("marker"))
+            await marker.wait()  # the cancel request was processed before this
+            release.set()
+            assert await peer.read() == result(7, "finished")
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+# -- framing ----------------------------------------------------------------------------------
+
+
+async def test_twenty_megabyte_lines_in_both_directions_on_raw_streams() -> None:
+    big = "x" * BIG + "é€😀"
+
+    async def on_request(method: str, params: Any) -> Any:
+        return {"length": len(params["text"])}
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    got: list[Any] = []
+    with anyio.fail_after(20):
+        async with running(conn, peer):
+            await peer.send_raw(line(req(1, "measure", {"text": big})))
+            assert await peer.read() == result(1, {"length": len(big)})
+            async with anyio.create_task_group() as tg:
+
+                async def call() -> None:
+                    got.append(await conn.request("upload", {"text": big}))
+
+                tg.start_soon(call)
+                sent = await peer.read()
+                assert sent["params"]["text"] == big
+                await peer.send(result(sent["id"], {"text": big}))
+    assert got == [{"text": big}]
+
+
+async def test_twenty_megabyte_messages_over_a_socketpair() -> None:
+    """Both ends are Connections over a real socket: the line arrives in many partial reads."""
+    big = "y" * BIG + "ü"
+    left, right = socket.socketpair()
+    a_stream = await anyio.abc.SocketStream.from_socket(left)
+    b_stream = await anyio.abc.SocketStream.from_socket(right)
+    b = Connection(b_stream, b_stream, on_request=echo_handler, name="b")
+    a = Connection(a_stream, a_stream, name="a")
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(a.run)
+            tg.start_soon(b.run)
+            assert await a.request("echo", {"text": big}) == {"text": big}
+            # Concurrent large requests are never interleaved on the wire.
+            results: dict[int, Any] = {}
+
+            async def call(n: int) -> None:
+                results[n] = await a.request("echo", {"n": n, "pad": str(n) * 300_000})
+
+            async with anyio.create_task_group() as calls:
+                for n in range(8):
+                    calls.start_soon(call, n)
+            assert {n: v["n"] for n, v in results.items()} == {n: n for n in range(8)}
+            await a_stream.aclose()
+            await b.closed.wait()
+            await a.closed.wait()
+            await b_stream.aclose()
+
+
+async def test_message_split_into_tiny_chunks() -> None:
+    seen: list[Any] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        seen.append(params)
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler, on_notification=on_notification)
+    data = (
+        json.dumps(notif("n", {"text": "héllo € 😀"}), ensure_ascii=False).encode()
+        + b"\n"
+        + json.dumps(req(1, "echo", {"text": "wörld 😀"}), ensure_ascii=False).encode()
+        + b"\n"
+    )
+    rng = random.Random(7)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            pos = 0
+            while pos < len(data):
+                size = rng.randint(1, 3)
+                await peer.send_raw(data[pos : pos + size])
+                pos += size
+            assert await peer.read() == result(1, {"text": "wörld 😀"})
+    assert seen == [{"text": "héllo € 😀"}]
+
+
+async def test_many_messages_in_one_chunk() -> None:
+    seen: list[int] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        seen.append(params)
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler, on_notification=on_notification)
+    chunk = b"".join(line(notif("n", n)) for n in range(200))
+    chunk += b"".join(line(req(n, "echo", n)) for n in range(200))
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send_raw(chunk)
+            replies = [await peer.read() for _ in range(200)]
+    assert seen == list(range(200))
+    assert sorted(r["result"] for r in replies) == list(range(200))
+
+
+async def test_crlf_blank_lines_and_whitespace_are_tolerated() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send_raw(b"\n\r\n   \n" + line(req(1, "echo", "a")).replace(b"\n", b"\r\n"))
+            await peer.send_raw(b"  " + line(req(2, "echo", "b")))
+            assert await peer.read() == result(1, "a")
+            assert await peer.read() == result(2, "b")
+    assert conn.skipped_lines == 0
+
+
+async def test_last_line_without_newline_is_handled_at_end_of_stream() -> None:
+    seen: list[Any] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        seen.append(params)
+
+    peer = RawPeer()
+    conn = peer.connection(on_notification=on_notification)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send_raw(line(notif("n", 1)) + line(notif("n", 2))[:-1])
+    assert seen == [1, 2]
+
+
+# -- junk -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [b"this is not json", b'{"jsonrpc": "2.0", "id": 1', b"\xff\xfe\x00garbage", b"[" * 100_000],
+    ids=["text", "truncated-json", "invalid-utf8", "deep-nesting"],
+)
+async def test_non_json_line_is_logged_and_skipped(
+    junk: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler, name="agent")
+    with caplog.at_level(logging.WARNING, logger=LOGGER), anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send_raw(junk + b"\n")
+            await assert_still_works(conn, peer)
+    assert conn.skipped_lines == 1
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("agent sent a line that is not JSON" in w for w in warnings)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize(
+    ("message", "reply_id"),
+    [
+        ({"jsonrpc": "2.0", "id": 5, "method": 42}, 5),
+        ({"jsonrpc": "2.0", "id": "five", "method": ["x"]}, "five"),
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "echo"}, None),
+        ({"jsonrpc": "2.0", "id": True, "method": "echo"}, None),
+        ({"jsonrpc": "2.0", "id": [1], "method": "echo"}, None),
+    ],
+)
+async def test_invalid_request_with_id_gets_32600(message: Any, reply_id: Any) -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(message)
+            reply = await peer.read()
+            assert reply["id"] == reply_id
+            assert type(reply["id"]) is type(reply_id)
+            assert reply["error"]["code"] == ErrorCode.INVALID_REQUEST
+            await assert_still_works(conn, peer)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [42, "text", None, True, {}, {"foo": 1}, {"jsonrpc": "2.0", "method": 7}, [[1, 2]], []],
+)
+async def test_invalid_message_without_id_is_skipped_silently(message: Any) -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(message)
+            await peer.send(req("next", "echo", 1))
+            # Nothing was sent for the junk: the first output is the reply to the next request.
+            assert await peer.read() == result("next", 1)
+    assert conn.skipped_lines >= 1
+
+
+# -- batches ----------------------------------------------------------------------------------
+
+
+async def test_batch_is_dispatched_item_by_item() -> None:
+    seen: list[Any] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        seen.append(params)
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler, on_notification=on_notification)
+    got: list[Any] = []
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                got.append(await conn.request("m"))
+                got.append(list(seen))
+
+            tg.start_soon(call)
+            ours = await peer.read()
+            batch = [
+                notif("n", "first"),
+                req(1, "echo", "a"),
+                42,
+                req("2", "echo", "b"),
+                result(ours["id"], "from batch"),
+                notif("n", "after reply"),
+            ]
+            await peer.send(batch)
+            replies = {r["id"]: r["result"] for r in [await peer.read(), await peer.read()]}
+            assert replies == {1: "a", "2": "b"}
+    # The reply came after "first" in the batch, so "first" was handled before request() returned.
+    assert got[0] == "from batch"
+    assert got[1][0] == "first"
+    assert seen == ["first", "after reply"]
+
+
+# -- end of stream and broken pipes -----------------------------------------------------------
+
+
+async def test_end_of_stream_fails_pending_requests_with_connection_closed() -> None:
+    peer = RawPeer()
+    conn = peer.connection(name="agent")
+    failures: list[str] = []
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(conn.run)
+
+            async def call(n: int) -> None:
+                with pytest.raises(ConnectionClosed) as info:
+                    await conn.request("session/prompt", {"n": n})
+                failures.append(str(info.value))
+
+            for n in range(3):
+                tg.start_soon(call, n)
+            for _ in range(3):
+                await peer.read()
+            await peer.close()
+    assert failures == ["agent exited"] * 3
+    assert conn.is_closed
+    assert conn.closed.is_set()
+
+
+async def test_request_and_notify_after_close_raise_immediately() -> None:
+    peer = RawPeer()
+    conn = peer.connection(name="agent")
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            pass
+        with anyio.fail_after(0.5):
+            with pytest.raises(ConnectionClosed, match="agent exited"):
+                await conn.request("m")
+            with pytest.raises(ConnectionClosed, match="agent exited"):
+                await conn.notify("n")
+    assert peer.pending_output() == []
+
+
+async def test_explicit_close_fails_pending_with_the_reason() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                with pytest.raises(ConnectionClosed, match="user quit"):
+                    await conn.request("m")
+
+            tg.start_soon(call)
+            await peer.read()
+            conn.close("user quit")
+        with pytest.raises(ConnectionClosed, match="user quit"):
+            await conn.request("m")
+
+
+async def test_end_of_stream_while_a_handler_runs_returns_normally() -> None:
+    started = anyio.Event()
+    cancelled: list[bool] = []
+
+    async def on_request(method: str, params: Any) -> Any:
+        started.set()
+        try:
+            await anyio.sleep(3600)
+        except anyio.get_cancelled_exc_class():
+            cancelled.append(True)
+            raise
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(1, "slow"))
+            await started.wait()
+    assert cancelled == [True]
+    assert peer.pending_output() == []
+
+
+async def test_broken_send_stream_raises_connection_closed() -> None:
+    peer = RawPeer()
+    conn = peer.connection(name="agent")
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.reader.aclose()  # the agent stopped reading: sends hit a broken pipe
+            with pytest.raises(ConnectionClosed, match="agent exited"):
+                await conn.request("m")
+            with pytest.raises(ConnectionClosed, match="agent exited"):
+                await conn.notify("n")
+            assert not conn._pending
+
+
+class _FailingStream:
+    """A byte stream whose every operation fails with ``exc``."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    async def send(self, data: bytes) -> None:
+        raise self.exc
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        raise self.exc
+
+    async def aclose(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [BrokenPipeError(32, "Broken pipe"), anyio.ClosedResourceError(), anyio.BrokenResourceError()],
+)
+async def test_send_failures_become_connection_closed(exc: BaseException) -> None:
+    send, receive = memory_pipe()
+    conn = Connection(cast(ByteReceiveStream, receive), cast(ByteSendStream, _FailingStream(exc)))
+    with pytest.raises(ConnectionClosed) as info:
+        await conn.request("m")
+    assert info.value.__cause__ is exc
+    with pytest.raises(ConnectionClosed):
+        await conn.notify("n")
+    send.close()
+    receive.close()
+
+
+@pytest.mark.parametrize("exc", [ConnectionResetError(104, "reset"), anyio.BrokenResourceError()])
+async def test_receive_failure_ends_the_read_loop_like_end_of_stream(exc: BaseException) -> None:
+    out_send, out_receive = memory_pipe()
+    conn = Connection(
+        cast(ByteReceiveStream, _FailingStream(exc)), cast(ByteSendStream, out_send), name="agent"
+    )
+    with anyio.fail_after(5):
+        await conn.run()
+    assert conn.is_closed
+    out_send.close()
+    out_receive.close()
+    with pytest.raises(ConnectionClosed, match="agent exited"):
+        await conn.request("m")
+
+
+# -- two connections ----------------------------------------------------------------------------
+
+
+async def test_two_connections_talk_both_ways() -> None:
+    notes: list[Any] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        notes.append((method, params))
+
+    with anyio.fail_after(5):
+        async with connection_pair(
+            a_on_request=echo_handler,
+            b_on_request=echo_handler,
+            b_on_notification=on_notification,
+        ) as (a, b):
+            assert await a.request("echo", [1, 2]) == [1, 2]
+            assert await b.request("echo", {"k": "v"}) == {"k": "v"}
+            with pytest.raises(RpcError) as info:
+                await a.request("crash")
+            assert "disk on fire" in info.value.message
+            await a.notify("hello", {"x": 1})
+            assert await a.request("echo", "sync") == "sync"
+    assert notes == [("hello", {"x": 1})]
