@@ -1,0 +1,99 @@
+"""Provides PermissionDialog: the agent asks to run a tool; the user picks one of its options."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.events import Key
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
+from acp_tui.protocol.content import TextContent
+from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
+from acp_tui.ui.render import Styles, render_diff, sanitize
+
+# Single-key answers by option kind (Toad's convention): a/A allow, r/R reject.
+KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
+
+
+class PermissionDialog(ModalScreen[str | None]):
+    """Returns the chosen optionId, or None when the user dismisses it (cancelled)."""
+
+    DEFAULT_CSS = """
+    PermissionDialog {
+        align: center middle;
+        & > Vertical {
+            width: 90%;
+            max-width: 110;
+            height: auto;
+            max-height: 90%;
+            border: thick $warning;
+            background: $panel;
+            padding: 1 2;
+        }
+        #permission-title { text-style: bold; margin-bottom: 1; }
+        #permission-preview { height: auto; max-height: 20; margin-bottom: 1; }
+        #permission-options { height: auto; }
+        Button { width: 100%; margin-bottom: 0; }
+    }
+    """
+
+    BINDINGS = [Binding("escape", "dismiss_cancelled", "Cancel")]
+
+    def __init__(self, request: RequestPermissionRequest) -> None:
+        super().__init__()
+        self.request = request
+        self.keys: dict[str, str] = {}
+        for number, option in enumerate(request.options[:9], start=1):
+            self.keys[str(number)] = option.option_id
+        for option in request.options:
+            key = KIND_KEYS.get(str(option.kind))
+            if key and key not in self.keys:
+                self.keys[key] = option.option_id
+
+    def compose(self) -> ComposeResult:
+        tool = self.request.tool_call
+        title = sanitize(tool.title or "The agent wants to use a tool")
+        with Vertical():
+            yield Static(Text(f"Allow? {title}"), id="permission-title")
+            with VerticalScroll(id="permission-preview"):
+                yield Static(self._preview())
+            with Vertical(id="permission-options"):
+                for option in self.request.options:
+                    yield Button(self._label(option), id=None, name=option.option_id)
+
+    def _label(self, option: PermissionOption) -> str:
+        keys = [k for k, v in self.keys.items() if v == option.option_id]
+        return f"[{'/'.join(keys)}] {sanitize(option.name)}" if keys else sanitize(option.name)
+
+    def _preview(self) -> RenderableType:
+        tool = self.request.tool_call
+        parts: list[RenderableType] = []
+        if tool.kind:
+            parts.append(Text(f"kind: {tool.kind}", style="dim"))
+        for location in tool.locations or []:
+            parts.append(Text(sanitize(location.path), style="dim"))
+        for item in tool.content or []:
+            if isinstance(item, DiffToolCallContent):
+                parts.append(render_diff(item.path, item.old_text, item.new_text, Styles()))
+            elif isinstance(item, ContentToolCallContent) and isinstance(item.content, TextContent):
+                parts.append(Text(sanitize(item.content.text)))
+        return Group(*parts) if parts else Text("(no details given)", style="dim")
+
+    @on(Button.Pressed)
+    def choose(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.name)
+
+    def on_key(self, event: Key) -> None:
+        option_id = self.keys.get(event.character or "")
+        if option_id is not None:
+            event.stop()
+            self.dismiss(option_id)
+
+    def action_dismiss_cancelled(self) -> None:
+        self.dismiss(None)
