@@ -1,0 +1,132 @@
+"""Provides ``python -m acp_tui.demo_agent``: the bundled offline ACP v1 agent over stdio."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+import anyio
+
+from acp_tui.config.paths import get_paths
+from acp_tui.demo_agent.options import ALL_CAPABILITIES, FAULTS, AgentOptions
+from acp_tui.demo_agent.script import KEYWORDS_HELP
+from acp_tui.demo_agent.server import DemoAgent
+from acp_tui.demo_agent.stdio import StdinStream, StdoutStream
+from acp_tui.demo_agent.store import SessionStore
+from acp_tui.protocol.connection import Connection
+
+log = logging.getLogger("acp_tui.demo_agent")
+
+
+def _capabilities(value: str) -> frozenset[str]:
+    names = frozenset(n.strip() for n in value.split(",") if n.strip())
+    unknown = sorted(names - set(ALL_CAPABILITIES))
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown capabilities {', '.join(unknown)}; choose from {', '.join(ALL_CAPABILITIES)}"
+        )
+    return names
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def _non_negative(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m acp_tui.demo_agent",
+        description="The acp-tui demo agent: an offline, deterministic ACP v1 agent speaking\n"
+        "JSON-RPC over stdin/stdout (logs go to stderr). It keeps its sessions on disk.",
+        epilog=KEYWORDS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="where sessions are stored (default: the demo-agent directory of acp-tui's data dir)",
+    )
+    parser.add_argument(
+        "--page-size", type=_positive, default=50, help="sessions per session/list page"
+    )
+    parser.add_argument(
+        "--capabilities",
+        type=_capabilities,
+        default=frozenset(ALL_CAPABILITIES),
+        help="comma-separated session capabilities to advertise and serve, from "
+        f"{','.join(ALL_CAPABILITIES)} (default: all; '' for none)",
+    )
+    parser.add_argument(
+        "--require-auth",
+        action="store_true",
+        help="advertise the demo-login auth method; session methods fail with -32000 until "
+        "authenticate succeeds",
+    )
+    parser.add_argument("--fault", choices=FAULTS, help="misbehave on purpose")
+    parser.add_argument(
+        "--delay-ms", type=_non_negative, default=0, help="sleep this long between chunks"
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    return parser
+
+
+async def serve(options: AgentOptions) -> None:
+    """Serve one client on stdin/stdout until stdin ends."""
+    store = SessionStore(options.data_dir)
+    store.open()
+    output = StdoutStream()
+    agent = DemoAgent(options, store, output)
+    conn = Connection(
+        StdinStream(on_eof=agent.drain),
+        output,
+        on_request=agent.handle_request,
+        on_notification=agent.handle_notification,
+        name="client",
+    )
+    try:
+        async with anyio.create_task_group() as tg:
+            agent.attach(conn, tg)
+            await conn.run()
+            tg.cancel_scope.cancel()
+    finally:
+        store.close()
+    log.info("stdin closed; exiting")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="demo-agent %(levelname)s %(name)s: %(message)s",
+    )
+    # Anything printed by mistake must not corrupt the JSON-RPC stream.
+    sys.stdout = sys.stderr
+    options = AgentOptions(
+        data_dir=(args.data_dir or get_paths().demo_agent_dir).expanduser().absolute(),
+        page_size=args.page_size,
+        capabilities=args.capabilities,
+        require_auth=args.require_auth,
+        fault=args.fault,
+        delay_ms=args.delay_ms,
+    )
+    try:
+        anyio.run(serve, options)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""Provides the demo agent's options and its view of the client's capabilities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Session capabilities the agent can advertise and serve; ``load`` is ``loadSession``.
+ALL_CAPABILITIES: tuple[str, ...] = (
+    "list",
+    "load",
+    "resume",
+    "close",
+    "delete",
+    "fork",
+    "additionalDirectories",
+)
+
+FAULTS: tuple[str, ...] = ("hang-initialize",)
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class AgentOptions:
+    """What the command line chose."""
+
+    data_dir: Path
+    page_size: int = 50
+    capabilities: frozenset[str] = frozenset(ALL_CAPABILITIES)
+    require_auth: bool = False
+    fault: str | None = None
+    delay_ms: int = 0
+
+    def has(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+
+def _flag(value: Any) -> bool:
+    return value is True
+
+
+def _marker(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCaps:
+    """The client capabilities the demo agent acts on (everything else is ignored)."""
+
+    read_text_file: bool = False
+    write_text_file: bool = False
+    terminal: bool = False
+    boolean_config: bool = False
+
+    @classmethod
+    def from_wire(cls, caps: Any) -> ClientCaps:
+        """Read ``clientCapabilities`` leniently: anything malformed counts as unsupported."""
+        if not isinstance(caps, dict):
+            return cls()
+        fs = caps.get("fs") if isinstance(caps.get("fs"), dict) else {}
+        session = caps.get("session") if isinstance(caps.get("session"), dict) else {}
+        config = session.get("configOptions") if isinstance(session, dict) else None
+        return cls(
+            read_text_file=_flag(fs.get("readTextFile")) if isinstance(fs, dict) else False,
+            write_text_file=_flag(fs.get("writeTextFile")) if isinstance(fs, dict) else False,
+            terminal=_flag(caps.get("terminal")),
+            boolean_config=isinstance(config, dict) and _marker(config.get("boolean")),
+        )

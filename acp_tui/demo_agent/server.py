@@ -1,0 +1,414 @@
+"""Provides DemoAgent: the ACP v1 method dispatch and session lifecycle of the demo agent.
+
+The method table is built per protocol dialect (``_v1_methods``); a v2 dialect would add its own
+table and update builders while the store, paging and turn script stay shared. A capability left
+out on the command line is neither advertised nor served: its method answers -32601.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+from anyio.abc import TaskGroup
+
+from acp_tui import __version__
+from acp_tui.demo_agent import params as P
+from acp_tui.demo_agent.options import PROTOCOL_VERSION, AgentOptions, ClientCaps
+from acp_tui.demo_agent.paging import list_sessions
+from acp_tui.demo_agent.script import COMMANDS, run_turn
+from acp_tui.demo_agent.settings import (
+    DEFAULT_MODEL,
+    config_options,
+    session_state,
+    set_config_option,
+    set_mode,
+)
+from acp_tui.demo_agent.stdio import Output
+from acp_tui.demo_agent.store import SessionRecord, SessionStore
+from acp_tui.demo_agent.turn import TurnContext
+from acp_tui.protocol.connection import Connection
+from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
+
+log = logging.getLogger(__name__)
+
+AUTH_METHOD_ID = "demo-login"
+
+Handler = Callable[[P.Params], Awaitable[Any]]
+
+
+@dataclass(slots=True)
+class LiveSession:
+    """A session created, loaded, resumed or forked by this process."""
+
+    record: SessionRecord
+    turn: anyio.CancelScope | None = None
+
+
+class DemoAgent:
+    """Serves one client over one Connection."""
+
+    def __init__(self, options: AgentOptions, store: SessionStore, output: Output) -> None:
+        self.options = options
+        self.store = store
+        self.output = output
+        self.client = ClientCaps()
+        self.authenticated = not options.require_auth
+        self.live: dict[str, LiveSession] = {}
+        self._conn: Connection | None = None
+        self._tg: TaskGroup | None = None
+        self._methods: dict[str, tuple[str | None, Handler]] = self._v1_methods()
+        self._busy = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def attach(self, conn: Connection, tg: TaskGroup) -> None:
+        self._conn = conn
+        self._tg = tg
+
+    @property
+    def conn(self) -> Connection:
+        if self._conn is None:
+            raise RuntimeError("the agent is not attached to a connection")
+        return self._conn
+
+    def _v1_methods(self) -> dict[str, tuple[str | None, Handler]]:
+        """Method name -> (required capability, handler)."""
+        return {
+            "initialize": (None, self.initialize),
+            "authenticate": (None, self.authenticate),
+            "session/new": (None, self.new_session),
+            "session/load": ("load", self.load_session),
+            "session/list": ("list", self.list_sessions),
+            "session/resume": ("resume", self.resume_session),
+            "session/close": ("close", self.close_session),
+            "session/delete": ("delete", self.delete_session),
+            "session/fork": ("fork", self.fork_session),
+            "session/set_mode": (None, self.set_mode),
+            "session/set_config_option": (None, self.set_config_option),
+            "session/prompt": (None, self.prompt),
+        }
+
+    # -- dispatch -------------------------------------------------------------------------
+
+    async def handle_request(self, method: str, params: Any) -> Any:
+        entry = self._methods.get(method)
+        if entry is None or (entry[0] is not None and not self.options.has(entry[0])):
+            raise RpcError.method_not_found(method)
+        if method.startswith("session/") and not self.authenticated:
+            raise RpcError(
+                ErrorCode.AUTH_REQUIRED,
+                f"Authentication required: call authenticate with methodId {AUTH_METHOD_ID!r}",
+            )
+        if method == "session/prompt":
+            return await entry[1](P.as_object(params))
+        self._busy += 1
+        self._idle = anyio.Event() if self._busy == 1 else self._idle
+        try:
+            return await entry[1](P.as_object(params))
+        finally:
+            self._busy -= 1
+            if self._busy == 0:
+                self._idle.set()
+
+    async def drain(self, grace: float = 1.0) -> None:
+        """At the end of input, briefly let requests already received (but prompts) finish.
+
+        Best effort: wait until no handler runs, then until the output stayed quiet for a few
+        scheduling rounds (the replies are written by the connection after the handlers return).
+        """
+        with anyio.move_on_after(grace):
+            await anyio.lowlevel.checkpoint()  # let just-dispatched requests start
+            await self._idle.wait()
+            quiet, written = 0, self.output.writes
+            while quiet < 5:
+                await anyio.lowlevel.checkpoint()
+                still = self.output.writes == written and not self.output.writing
+                quiet = quiet + 1 if still else 0
+                written = self.output.writes
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        if method == "session/cancel" and isinstance(params, dict):
+            live = self.live.get(str(params.get("sessionId")))
+            if live is not None and live.turn is not None:
+                log.info("cancelling the turn of %s", params.get("sessionId"))
+                live.turn.cancel()
+        else:
+            log.debug("ignoring notification %s", method)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _dirs(self, params: P.Params) -> list[str] | None:
+        """``additionalDirectories`` when served; ignored like real agents do otherwise."""
+        if not self.options.has("additionalDirectories"):
+            return None
+        return P.additional_directories(params)
+
+    def _stored(self, session_id: str) -> SessionRecord:
+        record = self.store.get(session_id)
+        if record is None:
+            raise RpcError.not_found(f"Session not found: {session_id}", session_id)
+        return record
+
+    def _live(self, session_id: str) -> LiveSession:
+        live = self.live.get(session_id)
+        if live is None:
+            if self.store.get(session_id) is not None:
+                raise RpcError.not_found(
+                    f"Session {session_id} is not active here: load or resume it first",
+                    session_id,
+                )
+            raise RpcError.not_found(f"Session not found: {session_id}", session_id)
+        return live
+
+    def _state(self, record: SessionRecord) -> dict[str, Any]:
+        return session_state(record, boolean=self.client.boolean_config)
+
+    def _activate(self, record: SessionRecord) -> LiveSession:
+        live = self.live.get(record.session_id)
+        if live is None:
+            live = self.live[record.session_id] = LiveSession(record)
+        live.record = record
+        return live
+
+    def _end(self, session_id: str) -> None:
+        live = self.live.pop(session_id, None)
+        if live is not None and live.turn is not None:
+            live.turn.cancel()
+
+    async def send_update(self, session_id: str, update: dict[str, Any], *, record: bool) -> None:
+        """Send one ``session/update``; ``record`` appends it to the history first."""
+        if record:
+            if self.store.get(session_id) is None:
+                return  # deleted while its turn was winding down
+            self.store.append_history(session_id, update)
+        # Shielded so that a cancelled turn never leaves a sent update out of the history.
+        with anyio.CancelScope(shield=True):
+            await self.conn.notify("session/update", {"sessionId": session_id, "update": update})
+
+    async def _send_commands(self, session_id: str) -> None:
+        update = {"sessionUpdate": "available_commands_update", "availableCommands": COMMANDS}
+        await self.send_update(session_id, update, record=False)
+
+    def _commands_after_reply(self, session_id: str) -> None:
+        """Send the commands once the reply naming this new session has been written."""
+        written = self.output.after(f'"result":{{"sessionId":"{session_id}"'.encode())
+
+        async def send() -> None:
+            with anyio.move_on_after(5):
+                await written.wait()
+            if session_id in self.live:
+                await self._send_commands(session_id)
+
+        if self._tg is not None:
+            self._tg.start_soon(send)
+
+    # -- initialize and auth --------------------------------------------------------------
+
+    async def initialize(self, params: P.Params) -> Any:
+        version = params.get("protocolVersion")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+            raise RpcError.invalid_params(f"protocolVersion must be an integer, got {version!r}")
+        if self.options.fault == "hang-initialize":
+            log.warning("fault hang-initialize: never answering initialize")
+            await anyio.sleep_forever()
+        self.client = ClientCaps.from_wire(params.get("clientCapabilities"))
+        log.info("client offered protocol %s, capabilities %s", version, self.client)
+        markers = ("list", "resume", "close", "delete", "additionalDirectories", "fork")
+        result: dict[str, Any] = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "agentCapabilities": {
+                "loadSession": self.options.has("load"),
+                "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+                "mcpCapabilities": {"http": False, "sse": False},
+                "sessionCapabilities": {m: {} for m in markers if self.options.has(m)},
+            },
+            "agentInfo": {
+                "name": "acp-tui-demo",
+                "title": "acp-tui demo agent",
+                "version": __version__,
+            },
+            "authMethods": [],
+        }
+        if self.options.require_auth:
+            result["authMethods"] = [
+                {
+                    "id": AUTH_METHOD_ID,
+                    "name": "Demo login",
+                    "description": "Pretend to sign in; always succeeds",
+                }
+            ]
+        return result
+
+    async def authenticate(self, params: P.Params) -> Any:
+        method_id = P.required_str(params, "methodId")
+        if not self.options.require_auth or method_id != AUTH_METHOD_ID:
+            raise RpcError.invalid_params(f"unknown auth methodId {method_id!r}")
+        self.authenticated = True
+        return {}
+
+    # -- session lifecycle ----------------------------------------------------------------
+
+    async def new_session(self, params: P.Params) -> Any:
+        cwd = P.absolute_path(params, "cwd")
+        assert cwd is not None
+        P.mcp_servers(params)
+        dirs = self._dirs(params) or []
+        now = self.store.now()
+        record = SessionRecord(
+            session_id=f"demo-{uuid.uuid4().hex}",
+            cwd=cwd,
+            additional_directories=dirs,
+            created_at=now,
+            updated_at=now,
+            config={"model": DEFAULT_MODEL},
+        )
+        self.store.put(record)
+        self._activate(record)
+        self._commands_after_reply(record.session_id)
+        return {"sessionId": record.session_id, **self._state(record)}
+
+    async def _reattach(self, params: P.Params, *, replay: bool) -> Any:
+        session_id = P.session_id(params)
+        cwd = P.absolute_path(params, "cwd")
+        assert cwd is not None
+        P.mcp_servers(params)
+        dirs = self._dirs(params) or []
+        record = self._stored(session_id)
+        if record.cwd != cwd or (
+            self.options.has("additionalDirectories") and record.additional_directories != dirs
+        ):
+            # Explicit-list semantics: the request states the session's roots from now on.
+            record.cwd = cwd
+            if self.options.has("additionalDirectories"):
+                record.additional_directories = dirs
+            self.store.put(record)
+        if replay:
+            for update in self.store.read_history(session_id):
+                await self.send_update(session_id, update, record=False)
+        self._activate(record)
+        await self._send_commands(session_id)
+        return self._state(record)
+
+    async def load_session(self, params: P.Params) -> Any:
+        return await self._reattach(params, replay=True)
+
+    async def resume_session(self, params: P.Params) -> Any:
+        return await self._reattach(params, replay=False)
+
+    async def close_session(self, params: P.Params) -> Any:
+        session_id = P.session_id(params)
+        self._stored(session_id)
+        self._end(session_id)
+        return {}
+
+    async def delete_session(self, params: P.Params) -> Any:
+        session_id = P.session_id(params)
+        self._end(session_id)
+        self.store.delete(session_id)
+        return {}
+
+    async def fork_session(self, params: P.Params) -> Any:
+        session_id = P.session_id(params)
+        cwd = P.absolute_path(params, "cwd")
+        assert cwd is not None
+        P.mcp_servers(params)
+        dirs = self._dirs(params) or []
+        source = self._stored(session_id)
+        now = self.store.now()
+        record = SessionRecord(
+            session_id=f"demo-{uuid.uuid4().hex}",
+            cwd=cwd,
+            additional_directories=dirs,
+            title=f"Fork of {source.title or 'an untitled session'}",
+            created_at=now,
+            updated_at=now,
+            mode=source.mode,
+            config=dict(source.config),
+            tokens=source.tokens,
+            prompts=source.prompts,
+        )
+        self.store.copy_history(source.session_id, record.session_id)
+        self.store.put(record)
+        self._activate(record)
+        self._commands_after_reply(record.session_id)
+        return {"sessionId": record.session_id, **self._state(record)}
+
+    # -- list -----------------------------------------------------------------------------
+
+    async def list_sessions(self, params: P.Params) -> Any:
+        cwd = P.absolute_path(params, "cwd", required=False)
+        return list_sessions(
+            self.store.ascending(),
+            cwd=cwd,
+            additional_directories=self._dirs(params),
+            cursor=params.get("cursor"),
+            page_size=self.options.page_size,
+            with_directories=self.options.has("additionalDirectories"),
+        )
+
+    # -- modes and config -----------------------------------------------------------------
+
+    async def _mode_changed(self, record: SessionRecord) -> None:
+        update = {"sessionUpdate": "current_mode_update", "currentModeId": record.mode}
+        await self.send_update(record.session_id, update, record=False)
+
+    async def set_mode(self, params: P.Params) -> Any:
+        record = self._live(P.session_id(params)).record
+        set_mode(record, params.get("modeId"))
+        self.store.put(record)
+        await self._mode_changed(record)
+        return {}
+
+    async def set_config_option(self, params: P.Params) -> Any:
+        record = self._live(P.session_id(params)).record
+        before = record.mode
+        set_config_option(
+            record,
+            params.get("configId"),
+            params.get("value"),
+            params.get("type"),
+            boolean=self.client.boolean_config,
+        )
+        self.store.put(record)
+        if record.mode != before:
+            await self._mode_changed(record)
+        return {"configOptions": config_options(record, boolean=self.client.boolean_config)}
+
+    # -- prompt ---------------------------------------------------------------------------
+
+    async def prompt(self, params: P.Params) -> Any:
+        session_id = P.session_id(params)
+        live = self._live(session_id)
+        blocks = P.prompt_blocks(params)
+        if live.turn is not None:
+            raise RpcError.invalid_params(f"a prompt turn is already running in {session_id}")
+
+        async def emit(update: dict[str, Any]) -> None:
+            await self.send_update(session_id, update, record=True)
+
+        ctx = TurnContext(
+            record=live.record,
+            store=self.store,
+            client=self.client,
+            emit=emit,
+            request=self.conn.request,
+            write_raw=self.output.send,
+            delay=self.options.delay_ms / 1000,
+        )
+        stop_reason = "cancelled"
+        with anyio.CancelScope() as scope:
+            live.turn = scope
+            try:
+                stop_reason = await run_turn(ctx, blocks)
+            finally:
+                live.turn = None
+        if scope.cancelled_caught:
+            log.info("turn of %s cancelled", session_id)
+            stop_reason = "cancelled"
+        return {"stopReason": stop_reason}
