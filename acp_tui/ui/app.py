@@ -7,6 +7,7 @@ down). Screens render from the client's transcript model and never see wire JSON
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import anyio
@@ -50,6 +51,8 @@ class AcpApp(App[int]):
         self.session: LiveSession | None = None
         self.chat = ChatScreen()
         self.pending_prompts: list[str] = []
+        self._quit: anyio.Event | None = None
+        self._agent_worker: Worker[None] | None = None
 
     @property
     def agent_display_name(self) -> str:
@@ -61,7 +64,24 @@ class AcpApp(App[int]):
         return self.chat
 
     def on_mount(self) -> None:
-        self.run_agent()
+        self._quit = anyio.Event()
+        self._agent_worker = self.run_agent()
+
+    async def on_unmount(self) -> None:
+        await self.stop_agent()
+
+    async def stop_agent(self, within: float = 10.0) -> None:
+        """Close the agent gracefully (stdin, then signals) and wait for it, boundedly.
+
+        Textual cancels workers without waiting for them, so the app waits here, while its
+        loop still runs, for the agent's process group to be gone.
+        """
+        if self._quit is not None:
+            self._quit.set()
+        worker = self._agent_worker
+        if worker is not None and not worker.is_finished:
+            with anyio.move_on_after(within), contextlib.suppress(Exception):
+                await worker.wait()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker failed in a way nobody expected: say so instead of failing silently."""
@@ -89,8 +109,10 @@ class AcpApp(App[int]):
                 self.session = session
                 chat.show_session(session)
                 self.send_pending_prompts()
-                await client.exited.wait()
-                raise client.process.exit_error()
+                assert self._quit is not None
+                await first_of(self._quit, client.exited)
+                if not self._quit.is_set():
+                    raise client.process.exit_error()
         except AgentExited as exc:
             self.report_failure("The agent exited", exc)
         except (AgentError, RpcError) as exc:
@@ -169,6 +191,18 @@ class AcpApp(App[int]):
         if option_id is None:
             return CancelledPermissionOutcome()
         return SelectedPermissionOutcome(option_id=option_id)
+
+
+async def first_of(*events: anyio.Event) -> None:
+    """Wait until any of ``events`` is set."""
+    async with anyio.create_task_group() as tg:
+
+        async def wait_one(event: anyio.Event) -> None:
+            await event.wait()
+            tg.cancel_scope.cancel()
+
+        for event in events:
+            tg.start_soon(wait_one, event)
 
 
 def run_app(launch: LaunchSpec) -> int:

@@ -1,0 +1,39 @@
+"""Fixtures for app tests: the app is built the way the CLI builds it, against the demo agent."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.process import AgentCommand
+from acp_tui.ui.app import AcpApp
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A small project directory for the session's cwd."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "README.md").write_text("# Demo project\n\nHello from the README.\n")
+    return root
+
+
+@pytest.fixture
+def make_app(tmp_path: Path, project: Path) -> Callable[..., AcpApp]:
+    """Build an AcpApp on the bundled demo agent (extra agent flags may be given)."""
+
+    def build(*agent_args: str, additional: tuple[Path, ...] = ()) -> AcpApp:
+        argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "demo")]
+        launch = LaunchSpec(
+            agent=AgentCommand([*argv, *agent_args], cwd=project, name="demo"),
+            cwd=project,
+            additional_directories=additional,
+            display_name="demo",
+        )
+        return AcpApp(launch)
+
+    return build

@@ -1,0 +1,80 @@
+"""The app starts on the demo agent, shows an honest screen, chats, and cleans up."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import anyio
+from textual.pilot import Pilot
+
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.transcript_view import TranscriptView
+
+
+async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
+    with anyio.fail_after(seconds):
+        while not predicate():
+            await pilot.pause(0.05)
+
+
+def screen_text(app: AcpApp) -> str:
+    return "\n".join(app.chat.query_one(TranscriptView).plain_lines())
+
+
+async def test_app_connects_and_shows_status(make_app: Callable[..., AcpApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        status = app.chat.status_text()
+        assert "acp-tui demo agent" in status
+        assert "ACP v1" in status
+        assert str(app.launch.cwd) in status
+        assert "ready" in status
+
+
+async def test_prompt_typed_while_starting_is_sent_when_ready(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"hello there", "enter")
+        await wait_for(pilot, lambda: "You said" in screen_text(app))
+        assert "hello there" in screen_text(app)
+
+
+async def test_chat_turn_renders_reply_and_agent_is_stopped_on_exit(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        assert app.client is not None
+        pid = app.client.process.pid
+        await pilot.press(*"markdown diff", "enter")
+        await wait_for(pilot, lambda: "def greet" in screen_text(app))
+        await wait_for(pilot, lambda: app.session is not None and app.session.transcript.state == "idle")
+        text = screen_text(app)
+        assert "markdown diff" in text
+        assert "completed" in text
+    # The agent's process group is gone once the app has exited.
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        pass
+    else:  # a zombie not yet reaped counts as gone
+        with open(f"/proc/{pid}/stat") as stat:
+            assert stat.read().split(")")[-1].split()[0] == "Z"
+
+
+async def test_missing_agent_command_is_reported_not_raised(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    app.launch = app.launch.__class__(
+        agent=app.launch.agent.__class__(["no-such-agent-binary-xyz"], name="ghost"),
+        cwd=app.launch.cwd,
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: "could not talk" in app.chat.agent_status)
+        assert app.session is None
