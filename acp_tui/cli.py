@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from acp_tui import __version__
-from acp_tui.client.launch import LaunchError, resolve_launch
+from acp_tui.client.launch import LaunchError, check_supported, resolve_launch
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
 
@@ -113,6 +113,7 @@ def _chat(args: list[str]) -> int:
         protocol=options.protocol,
     )
     launch = replace(launch, settings=loaded.settings, warnings=tuple(loaded.problems))
+    check_supported(launch)
 
     from acp_tui.ui.app import run_app  # Textual is imported only here
 

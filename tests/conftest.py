@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,11 +14,11 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(autouse=True)
-def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Paths]:
+def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
     """Point ACP_TUI_HOME at a temp dir so no test touches the real config or home."""
     home = tmp_path / "acp-home"
     monkeypatch.setenv(HOME_ENV, str(home))
-    yield Paths.under(home)
+    return Paths.under(home)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from acp_tui import __version__
 from acp_tui.client.calls import SessionCalls
-from acp_tui.client.capabilities import Capabilities
+from acp_tui.client.capabilities import SUPPORTED_PROTOCOLS, Capabilities
 from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.process import AgentProcess, spawn_agent
@@ -41,12 +41,15 @@ from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 
 log = logging.getLogger(__name__)
 
-SUPPORTED_PROTOCOLS = (1,)
 CLIENT_INFO = Implementation(name="acp-tui", title="acp-tui", version=__version__)
 
 _R = TypeVar("_R", bound=WireModel)
 
 SessionInfoListener = Callable[[str, SessionUpdate], None]
+
+EARLY_SESSIONS = 8
+EARLY_UPDATES = 256
+"""Bounds of the updates kept for sessions not registered yet (see ``early_updates``)."""
 
 
 class MalformedResponse(AgentError):
@@ -85,6 +88,9 @@ class AgentClient(SessionCalls):
             name="agent",
         )
         self.sessions: dict[str, LiveSession] = {}
+        self.early_updates: dict[str, list[SessionUpdate]] = {}
+        """Updates for a session id not registered yet: an agent may send some (commands) right
+        after its `session/new` reply, before the awaiting call has registered the session."""
         self.session_listeners: list[SessionInfoListener] = []
         self.capabilities = Capabilities(protocol_version=launch.protocol_version)
         self.initialize_result: InitializeResponse | None = None
@@ -144,9 +150,15 @@ class AgentClient(SessionCalls):
             raise InitializeTimeout(within, self.process.stderr_tail()) from None
         except ConnectionClosed:
             raise await self._exit_error("before answering initialize") from None
-        version = raw.get("protocolVersion") if isinstance(raw, dict) else None
-        if version not in SUPPORTED_PROTOCOLS:
-            raise ProtocolMismatch(offered, version)
+        if not isinstance(raw, dict) or "protocolVersion" not in raw:
+            raise MalformedResponse(
+                "the agent's initialize answer does not fit the protocol: "
+                f"expected an object with a protocolVersion, got {str(raw)[:200]!r}"
+            )
+        version = raw["protocolVersion"]
+        # bool is an int to Python (True == 1), never a protocol version on the wire.
+        if isinstance(version, bool) or version not in SUPPORTED_PROTOCOLS:
+            raise ProtocolMismatch(offered, version, SUPPORTED_PROTOCOLS)
         try:
             result = InitializeResponse.from_wire(raw)
         except ValidationError as exc:
@@ -199,8 +211,19 @@ class AgentClient(SessionCalls):
         session = self.sessions.get(note.session_id)
         if session is not None:
             session.transcript.apply(note.update)
+        else:
+            self._keep_early(note.session_id, note.update)
         for listener in list(self.session_listeners):
             listener(note.session_id, note.update)
+
+    def _keep_early(self, session_id: str, update: SessionUpdate) -> None:
+        early = self.early_updates.get(session_id)
+        if early is None:
+            if len(self.early_updates) >= EARLY_SESSIONS:
+                del self.early_updates[next(iter(self.early_updates))]
+            early = self.early_updates[session_id] = []
+        if len(early) < EARLY_UPDATES:
+            early.append(update)
 
     # -- shutdown --------------------------------------------------------------------------------
 
@@ -221,16 +244,23 @@ async def connect(
     paths = paths or get_paths()
     async with spawn_agent(launch.agent, log_dir=paths.log_dir) as process:
         client = AgentClient(launch, process, permission_handler=permission_handler)
+        # Raised after the task group is left, so callers get the error itself (AgentExited,
+        # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
+        failure: Exception | None = None
         async with anyio.create_task_group() as tg:
             client.task_group = tg
             tg.start_soon(client.run_connection)
             try:
                 await client.initialize(init_timeout)
                 yield client
+            except Exception as exc:
+                failure = exc
             finally:
                 with anyio.CancelScope(shield=True):
                     await client.aclose()
                 tg.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
 
 
 def absolute_dirs(dirs: Sequence[Path | str]) -> list[str]:

@@ -51,6 +51,7 @@ from acp_tui.protocol.methods import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
+from acp_tui.protocol.updates import SessionUpdate
 
 _R = TypeVar("_R", bound=WireModel)
 
@@ -62,6 +63,7 @@ class SessionCalls:
 
     capabilities: Capabilities
     sessions: dict[str, LiveSession]
+    early_updates: dict[str, list[SessionUpdate]]
     task_group: TaskGroup | None
 
     if TYPE_CHECKING:  # provided by AgentClient
@@ -129,6 +131,9 @@ class SessionCalls:
             session.transcript.set_modes(modes)
         if isinstance(options, list):
             session.transcript.set_config_options(options)
+        # Updates that arrived right after the reply, before the session was registered.
+        for update in self.early_updates.pop(session.session_id, ()):
+            session.transcript.apply(update)
 
     async def _restore(
         self,
@@ -140,6 +145,7 @@ class SessionCalls:
         extra = self._extra_roots(additional_directories, explicit=True)
         previous = self.sessions.get(session_id)
         session = LiveSession(session_id, cwd, tuple(additional_directories), self.task_group)
+        self.early_updates.pop(session_id, None)  # stale: from before this request
         # Registered before the call so that replayed updates land in its transcript.
         self.sessions[session_id] = session
         try:

@@ -28,6 +28,9 @@ _WIRE_NAMES: dict[Action, str] = {
     "additional_directories": "additional workspace roots (additionalDirectories)",
 }
 
+SUPPORTED_PROTOCOLS = (1,)
+"""The ACP protocol versions this client speaks."""
+
 BASELINE_PROMPT_KINDS = frozenset({"text", "resource_link"})
 
 

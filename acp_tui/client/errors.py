@@ -25,7 +25,9 @@ class AgentStartFailed(AgentError):
 class AgentExited(AgentError):
     """The agent process ended while we were talking to it."""
 
-    def __init__(self, exit_code: int | None, stderr_tail: Sequence[str] = (), context: str = "") -> None:
+    def __init__(
+        self, exit_code: int | None, stderr_tail: Sequence[str] = (), context: str = ""
+    ) -> None:
         self.exit_code = exit_code
         self.stderr_tail = list(stderr_tail)
         self.context = context
@@ -53,10 +55,10 @@ class InitializeTimeout(AgentError):
 class ProtocolMismatch(AgentError):
     """The agent answered with a protocol version this client does not speak."""
 
-    def __init__(self, offered: int, answered: object) -> None:
+    def __init__(self, offered: int, answered: object, supported: Sequence[int]) -> None:
         super().__init__(
             f"the agent speaks ACP protocol version {answered!r}; acp-tui offered {offered} "
-            f"and supports versions 1 and 2"
+            f"and speaks {' and '.join(map(str, supported))}"
         )
         self.offered = offered
         self.answered = answered

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acp_tui.client.capabilities import SUPPORTED_PROTOCOLS
 from acp_tui.client.process import AgentCommand
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings
@@ -22,8 +23,6 @@ __all__ = [
 
 DEMO_AGENT_NAME = "demo"
 """The agent name that always means the bundled demo agent."""
-
-SUPPORTED_PROTOCOLS = (1, 2)
 
 
 class LaunchError(Exception):
@@ -74,8 +73,37 @@ def resolve_launch(
     "demo" always means the bundled demo agent. The protocol is `protocol` if given, else the
     agent's configured one, else 1. Raises `LaunchError` when the choice is impossible.
     """
-    if protocol is not None and protocol not in SUPPORTED_PROTOCOLS:
-        raise LaunchError(f"unsupported protocol version {protocol}; use 1 or 2")
+    if protocol is not None and protocol not in (1, 2):
+        raise LaunchError(f"unknown protocol version {protocol}; ACP has versions 1 and 2")
+    return _resolve(
+        cwd=cwd,
+        agent_name=agent_name,
+        command=command,
+        settings=settings,
+        paths=paths,
+        protocol=protocol,
+    )
+
+
+def check_supported(spec: LaunchSpec) -> None:
+    """Refuse, before anything starts, a protocol version this client cannot speak yet."""
+    if spec.protocol_version not in SUPPORTED_PROTOCOLS:
+        raise LaunchError(
+            f"ACP protocol version {spec.protocol_version} is not supported by this acp-tui "
+            f"(supported: {', '.join(map(str, SUPPORTED_PROTOCOLS))}); v2 is a draft and its "
+            "support is still to come"
+        )
+
+
+def _resolve(
+    *,
+    cwd: Path,
+    agent_name: str | None,
+    command: list[str] | None,
+    settings: Settings,
+    paths: Paths,
+    protocol: int | None,
+) -> LaunchSpec:
     cwd = Path(os.path.abspath(cwd))
 
     if command is not None:

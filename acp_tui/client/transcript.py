@@ -251,7 +251,8 @@ class Transcript:
     def _chunk(self, role: Role, message_id: str | None, block: ContentBlock) -> None:
         if role == "user" and self._echo_index is not None:
             # Some agents echo the prompt we already show: the echo replaces our copy.
-            index, self._echo_index = self._echo_index, None
+            index = self._echo_index
+            self._echo_index = None
             echoed = self.entries[index]
             assert isinstance(echoed, MessageEntry)
             echoed.blocks, echoed.parts, echoed._text = [block], [block_text(block)], None
@@ -264,12 +265,12 @@ class Transcript:
         if role != "user":
             self._echo_index = None
         if message_id is not None:
-            index = self._messages.get((role, message_id))
-            if index is not None:
-                entry = self.entries[index]
+            known = self._messages.get((role, message_id))
+            if known is not None:
+                entry = self.entries[known]
                 assert isinstance(entry, MessageEntry)
                 entry.append(block)
-                self._updated(index)
+                self._updated(known)
                 return
         elif self.entries:
             # Without ids, contiguous chunks of the same role form one message.

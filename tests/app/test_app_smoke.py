@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import anyio
 from textual.pilot import Pilot
@@ -16,6 +17,16 @@ async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: fl
     with anyio.fail_after(seconds):
         while not predicate():
             await pilot.pause(0.05)
+
+
+def process_gone(pid: int) -> bool:
+    """True when ``pid`` no longer runs (a zombie not yet reaped counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.split(")")[-1].split()[0] == "Z"
 
 
 def screen_text(app: AcpApp) -> str:
@@ -53,18 +64,14 @@ async def test_chat_turn_renders_reply_and_agent_is_stopped_on_exit(
         pid = app.client.process.pid
         await pilot.press(*"markdown diff", "enter")
         await wait_for(pilot, lambda: "def greet" in screen_text(app))
-        await wait_for(pilot, lambda: app.session is not None and app.session.transcript.state == "idle")
+        await wait_for(
+            pilot, lambda: app.session is not None and app.session.transcript.state == "idle"
+        )
         text = screen_text(app)
         assert "markdown diff" in text
         assert "completed" in text
     # The agent's process group is gone once the app has exited.
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        pass
-    else:  # a zombie not yet reaped counts as gone
-        with open(f"/proc/{pid}/stat") as stat:
-            assert stat.read().split(")")[-1].split()[0] == "Z"
+    assert process_gone(pid)
 
 
 async def test_missing_agent_command_is_reported_not_raised(

@@ -39,7 +39,9 @@ async def test_fast_agent_chat_list_load_resume(tmp_path: Path) -> None:
     async with connect(spec, init_timeout=60) as client:
         caps = client.capabilities
         assert caps.agent_name == "fast-agent-acp"
-        assert caps.can_list and caps.can_load and caps.can_resume
+        assert caps.can_list
+        assert caps.can_load
+        assert caps.can_resume
         assert not caps.can_delete
         assert caps.why_not("delete") == "fast-agent-acp does not support session/delete"
         session = await client.new_session(project)
@@ -50,7 +52,9 @@ async def test_fast_agent_chat_list_load_resume(tmp_path: Path) -> None:
         assert "hello interop" in replies[1].text
         assert session.transcript.title == "hello interop"
         page = await client.list_sessions(cwd=project)
-        listed = [i for i in page.sessions if session_matches(i, cwd=project, additional_directories=None)]
+        listed = [
+            i for i in page.sessions if session_matches(i, cwd=project, additional_directories=None)
+        ]
         assert [i.session_id for i in listed] == [session.session_id]
         session_id = session.session_id
 

@@ -180,11 +180,11 @@ def test_main_runs_the_app_with_the_resolved_launch(
     launched: list[LaunchSpec], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["--protocol", "2"]) == 7
+    assert main(["--protocol", "1"]) == 7
     [spec] = launched
     assert spec.is_demo
     assert spec.cwd == Path.cwd()
-    assert spec.protocol_version == 2
+    assert spec.protocol_version == 1
     assert spec.warnings == ()
 
 
@@ -212,3 +212,16 @@ def test_main_continues_on_defaults_after_settings_problems(
     assert "agents.alpha.protocol" in warning
     err = capsys.readouterr().err
     assert f"acp-tui: warning: {acp_home.config_file}: agents.alpha.protocol" in err
+
+
+def test_protocol_2_is_refused_until_it_is_supported(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "acp_tui", str(tmp_path), "--protocol", "2"],
+        capture_output=True,
+        text=True,
+        env=os.environ,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "protocol version 2 is not supported" in result.stderr
+    assert "Traceback" not in result.stderr
