@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TypedDict
@@ -140,12 +139,9 @@ async def test_stubborn_child_and_grandchild_are_killed(tmp_path: Path) -> None:
     async with spawn_agent(python(STUBBORN), log_dir=tmp_path, **FAST) as agent:
         grandchild = int(await read_line(buffered(agent.stdout)))
         assert os.getpgid(grandchild) == agent.pgid
-        started = time.monotonic()
-    elapsed = time.monotonic() - started
     assert agent.signals_sent == [signal.SIGTERM, signal.SIGKILL]
     assert agent.returncode == -signal.SIGKILL
     assert agent.exited.is_set()
-    assert elapsed < 5
     await wait_gone(agent.pid)
     await wait_gone(grandchild)
 
@@ -154,11 +150,8 @@ async def test_well_behaved_child_exits_on_eof_without_signals(tmp_path: Path) -
     async with spawn_agent(
         python(ECHO), log_dir=tmp_path, stop_timeout=5.0, term_timeout=5.0
     ) as agent:
-        started = time.monotonic()
         assert await agent.shutdown() == 0
-        elapsed = time.monotonic() - started
         assert await agent.shutdown() == 0  # idempotent
-    assert elapsed < 4.5
     assert agent.signals_sent == []
     assert agent.returncode == 0
     assert is_gone(agent.pid)
