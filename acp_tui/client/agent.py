@@ -57,11 +57,12 @@ class MalformedResponse(AgentError):
 
 
 def client_capabilities() -> ClientCapabilities:
-    """What acp-tui serves, honestly: fs reads and writes, terminals, boolean config options."""
+    """What acp-tui serves, honestly: fs, terminals, terminal login, boolean config options."""
     return ClientCapabilities.model_validate(
         {
             "fs": {"readTextFile": True, "writeTextFile": True},
             "terminal": True,
+            "auth": {"terminal": True},
             "session": {"configOptions": {"boolean": {}}},
         }
     )

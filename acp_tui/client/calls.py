@@ -21,6 +21,7 @@ from anyio.abc import TaskGroup
 from acp_tui.client.capabilities import Action, Capabilities
 from acp_tui.client.errors import Unsupported
 from acp_tui.client.session import LiveSession
+from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.methods import (
@@ -141,10 +142,13 @@ class SessionCalls:
         session_id: str,
         cwd: Path,
         additional_directories: Sequence[Path],
+        transcript: Transcript | None = None,
     ) -> LiveSession:
         extra = self._extra_roots(additional_directories, explicit=True)
         previous = self.sessions.get(session_id)
         session = LiveSession(session_id, cwd, tuple(additional_directories), self.task_group)
+        if transcript is not None:
+            session.transcript = transcript
         self.early_updates.pop(session_id, None)  # stale: from before this request
         # Registered before the call so that replayed updates land in its transcript.
         self.sessions[session_id] = session
@@ -187,11 +191,16 @@ class SessionCalls:
         return await self._restore("load", session_id, cwd, additional_directories)
 
     async def resume_session(
-        self, session_id: str, cwd: Path, additional_directories: Sequence[Path] = ()
+        self,
+        session_id: str,
+        cwd: Path,
+        additional_directories: Sequence[Path] = (),
+        *,
+        transcript: Transcript | None = None,
     ) -> LiveSession:
-        """`session/resume`: reopen without replay."""
+        """`session/resume`: reopen without replay, optionally into a transcript we kept."""
         self.require("resume")
-        return await self._restore("resume", session_id, cwd, additional_directories)
+        return await self._restore("resume", session_id, cwd, additional_directories, transcript)
 
     def reattach_method(self, replay: bool) -> Reattach:
         """Which method restores a session with or without replay on this agent.

@@ -12,7 +12,7 @@ import anyio
 from acp_tui.config.paths import get_paths
 from acp_tui.demo_agent.options import ALL_CAPABILITIES, FAULTS, AgentOptions
 from acp_tui.demo_agent.script import KEYWORDS_HELP
-from acp_tui.demo_agent.server import DemoAgent
+from acp_tui.demo_agent.server import CREDENTIALS_FILE, DemoAgent
 from acp_tui.demo_agent.stdio import StdinStream, StdoutStream
 from acp_tui.demo_agent.store import SessionStore
 from acp_tui.protocol.connection import Connection
@@ -73,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="advertise the demo-login auth method; session methods fail with -32000 until "
         "authenticate succeeds",
     )
+    parser.add_argument(
+        "--login",
+        action="store_true",
+        help="run the interactive terminal login (what a client's terminal auth method runs) "
+        "and exit: answer 'yes' to store a demo credential in the data dir",
+    )
     parser.add_argument("--fault", choices=FAULTS, help="misbehave on purpose")
     parser.add_argument(
         "--delay-ms", type=_non_negative, default=0, help="sleep this long between chunks"
@@ -104,6 +110,22 @@ async def serve(options: AgentOptions) -> None:
     log.info("stdin closed; exiting")
 
 
+def interactive_login(data_dir: Path) -> int:
+    """The terminal login: a real prompt on the user's terminal, then a stored credential."""
+    print("acp-tui demo agent: terminal login")
+    try:
+        answer = input("Type 'yes' to log in: ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() != "yes":
+        print("Not logged in.")
+        return 1
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / CREDENTIALS_FILE).write_text('{"user": "demo"}\n')
+    print("Logged in.")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
@@ -111,10 +133,13 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="demo-agent %(levelname)s %(name)s: %(message)s",
     )
+    data_dir = (args.data_dir or get_paths().demo_agent_dir).expanduser().absolute()
+    if args.login:
+        return interactive_login(data_dir)
     # Anything printed by mistake must not corrupt the JSON-RPC stream.
     sys.stdout = sys.stderr
     options = AgentOptions(
-        data_dir=(args.data_dir or get_paths().demo_agent_dir).expanduser().absolute(),
+        data_dir=data_dir,
         page_size=args.page_size,
         capabilities=args.capabilities,
         require_auth=args.require_auth,

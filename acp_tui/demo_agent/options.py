@@ -53,6 +53,7 @@ class ClientCaps:
     write_text_file: bool = False
     terminal: bool = False
     boolean_config: bool = False
+    terminal_auth: bool = False
 
     @classmethod
     def from_wire(cls, caps: Any) -> ClientCaps:
@@ -62,9 +63,11 @@ class ClientCaps:
         fs = caps.get("fs") if isinstance(caps.get("fs"), dict) else {}
         session = caps.get("session") if isinstance(caps.get("session"), dict) else {}
         config = session.get("configOptions") if isinstance(session, dict) else None
+        auth = caps.get("auth") if isinstance(caps.get("auth"), dict) else {}
         return cls(
             read_text_file=_flag(fs.get("readTextFile")) if isinstance(fs, dict) else False,
             write_text_file=_flag(fs.get("writeTextFile")) if isinstance(fs, dict) else False,
             terminal=_flag(caps.get("terminal")),
             boolean_config=isinstance(config, dict) and _marker(config.get("boolean")),
+            terminal_auth=isinstance(auth, dict) and _flag(auth.get("terminal")),
         )

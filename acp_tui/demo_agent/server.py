@@ -11,6 +11,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -38,6 +39,14 @@ from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 log = logging.getLogger(__name__)
 
 AUTH_METHOD_ID = "demo-login"
+TERMINAL_AUTH_METHOD_ID = "demo-terminal-login"
+CREDENTIALS_FILE = "credentials.json"
+
+
+def has_credentials(data_dir: Path) -> bool:
+    """Whether an earlier `--login` run stored a credential (terminal authentication)."""
+    return (data_dir / CREDENTIALS_FILE).is_file()
+
 
 Handler = Callable[[P.Params], Awaitable[Any]]
 
@@ -58,7 +67,7 @@ class DemoAgent:
         self.store = store
         self.output = output
         self.client = ClientCaps()
-        self.authenticated = not options.require_auth
+        self.authenticated = not options.require_auth or has_credentials(options.data_dir)
         self.live: dict[str, LiveSession] = {}
         self._conn: Connection | None = None
         self._tg: TaskGroup | None = None
@@ -236,13 +245,25 @@ class DemoAgent:
             "authMethods": [],
         }
         if self.options.require_auth:
-            result["authMethods"] = [
+            methods: list[dict[str, Any]] = [
                 {
                     "id": AUTH_METHOD_ID,
                     "name": "Demo login",
                     "description": "Pretend to sign in; always succeeds",
                 }
             ]
+            if self.client.terminal_auth:
+                methods.append(
+                    {
+                        "id": TERMINAL_AUTH_METHOD_ID,
+                        "name": "Log in from the terminal",
+                        "description": "Runs the demo agent's interactive login (--login)",
+                        "type": "terminal",
+                        "args": ["--login"],
+                        "env": {"ACP_TUI_DEMO_LOGIN": "1"},
+                    }
+                )
+            result["authMethods"] = methods
         return result
 
     async def authenticate(self, params: P.Params) -> Any:

@@ -1,0 +1,63 @@
+"""Provides AuthDialog: the agent needs a login; the user picks one of its methods."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from acp_tui.client.capabilities import AuthMethodInfo
+from acp_tui.ui.render import sanitize
+
+
+class AuthDialog(ModalScreen[AuthMethodInfo | None]):
+    """Returns the chosen method, or None when the user cancels."""
+
+    DEFAULT_CSS = """
+    AuthDialog {
+        align: center middle;
+        & > Vertical {
+            width: 80%;
+            max-width: 90;
+            height: auto;
+            border: thick $primary;
+            background: $panel;
+            padding: 1 2;
+        }
+        #auth-title { text-style: bold; margin-bottom: 1; }
+        .auth-description { color: $text-muted; margin-bottom: 1; }
+        Button { width: 100%; }
+    }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, agent_name: str, methods: Sequence[AuthMethodInfo], reason: str) -> None:
+        super().__init__()
+        self.agent_name = agent_name
+        self.methods = list(methods)
+        self.reason = reason
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"{sanitize(self.agent_name)} needs you to log in", id="auth-title")
+            yield Static(sanitize(self.reason), classes="auth-description")
+            for index, method in enumerate(self.methods):
+                label = sanitize(method.name)
+                if method.terminal:
+                    label += "  (runs in this terminal)"
+                yield Button(label, name=str(index))
+                if method.description:
+                    yield Static(sanitize(method.description), classes="auth-description")
+
+    @on(Button.Pressed)
+    def choose(self, event: Button.Pressed) -> None:
+        self.dismiss(self.methods[int(event.button.name or 0)])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

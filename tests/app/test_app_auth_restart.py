@@ -1,0 +1,145 @@
+"""Logging in (agent and terminal methods), and surviving an agent crash mid-turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+from textual.pilot import Pilot
+from textual.widgets import Button
+
+from acp_tui.client.transcript import MessageEntry, NoticeEntry
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.dialogs.auth import AuthDialog
+from acp_tui.ui.widgets.prompt_input import PromptInput
+
+
+async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
+    with anyio.fail_after(seconds):
+        while not predicate():
+            await pilot.pause(0.05)
+
+
+def notices(app: AcpApp) -> str:
+    assert app.session is not None
+    return "\n".join(e.text for e in app.session.transcript.entries if isinstance(e, NoticeEntry))
+
+
+async def choose_auth(pilot: Pilot[int], app: AcpApp, label: str) -> AuthDialog:
+    await wait_for(pilot, lambda: isinstance(app.screen, AuthDialog))
+    dialog = app.screen
+    assert isinstance(dialog, AuthDialog)
+    button = next(b for b in dialog.query(Button) if str(b.label).startswith(label))
+    button.press()
+    return dialog
+
+
+async def test_agent_login_then_session_opens(make_app: Callable[..., AcpApp]) -> None:
+    app = make_app("--require-auth")
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await choose_auth(pilot, app, "Demo login")
+        names = [m.name for m in dialog.methods]
+        assert names == ["Demo login", "Log in from the terminal"]
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"hello", "enter")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.session is not None
+                and app.session.transcript.state == "idle"
+                and len(app.session.transcript.entries) >= 2
+            ),
+        )
+
+
+async def test_terminal_login_runs_the_agent_command_then_reconnects(
+    make_app: Callable[..., AcpApp], tmp_path: Path
+) -> None:
+    app = make_app("--require-auth")
+    ran: list[tuple[list[str], dict[str, str]]] = []
+
+    async def answer_yes(argv: list[str], env: dict[str, str], cwd: Path) -> int:
+        ran.append((argv, env))
+        result = await anyio.run_process(argv, input=b"yes\n", env=env, cwd=cwd, check=False)
+        return result.returncode
+
+    app.run_interactive = answer_yes
+    async with app.run_test(size=(120, 40)) as pilot:
+        await choose_auth(pilot, app, "Log in from the terminal")
+        await wait_for(pilot, lambda: app.session is not None, seconds=30)
+        [(argv, env)] = ran
+        assert argv[: len(app.launch.agent.argv)] == list(app.launch.agent.argv)
+        assert argv[-1] == "--login"
+        assert env["ACP_TUI_DEMO_LOGIN"] == "1"
+        assert not isinstance(app.screen, AuthDialog)
+
+
+async def test_cancelled_login_is_reported(make_app: Callable[..., AcpApp]) -> None:
+    app = make_app("--require-auth")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthDialog))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "could not talk" in app.chat.agent_status)
+        assert app.session is None
+
+
+async def test_failed_terminal_login_offers_restart(make_app: Callable[..., AcpApp]) -> None:
+    app = make_app("--require-auth")
+
+    async def refuse(argv: list[str], env: dict[str, str], cwd: Path) -> int:
+        result = await anyio.run_process(argv, input=b"no\n", env=env, cwd=cwd, check=False)
+        return result.returncode
+
+    app.run_interactive = refuse
+    async with app.run_test(size=(120, 40)) as pilot:
+        await choose_auth(pilot, app, "Log in from the terminal")
+        await wait_for(pilot, lambda: "login did not succeed" in app.chat.agent_status)
+        assert app.check_action("restart_agent", ()) is True
+
+
+async def test_crash_mid_turn_keeps_transcript_and_draft_then_restart_resumes(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        assert app.session is not None
+        session_id = app.session.session_id
+        await pilot.press(*"hello", "enter")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.session is not None
+                and app.session.transcript.state == "idle"
+                and any(
+                    isinstance(e, MessageEntry) and e.role == "agent"
+                    for e in app.session.transcript.entries
+                )
+            ),
+        )
+        await pilot.press(*"crash", "enter")
+        prompt = app.chat.query_one(PromptInput)
+        await wait_for(pilot, lambda: "exited" in app.chat.agent_status)
+        prompt.insert("my unsent draft")
+        text = notices(app)
+        assert "code 3" in text
+        assert "crashing on purpose" in text  # the stderr tail
+        assert "Ctrl+R" in text
+        before = len(app.session.transcript.entries)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "Reconnected" in notices(app))
+        assert app.session.session_id == session_id
+        assert len(app.session.transcript.entries) > before  # the old transcript was kept
+        assert prompt.text == "my unsent draft"
+        prompt.clear()
+        await pilot.press(*"again", "enter")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.session is not None
+                and app.session.transcript.state == "idle"
+                and "again"
+                in [e.text for e in app.session.transcript.entries if isinstance(e, MessageEntry)]
+            ),
+        )
