@@ -11,7 +11,7 @@ import contextlib
 import logging
 import os
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -26,6 +26,7 @@ from acp_tui.client.agent import AgentClient, connect
 from acp_tui.client.capabilities import AuthMethodInfo
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.prompt import build_prompt_blocks, resolve_mentions
 from acp_tui.client.session import LiveSession
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.client_methods import (
@@ -34,7 +35,6 @@ from acp_tui.protocol.client_methods import (
     RequestPermissionRequest,
     SelectedPermissionOutcome,
 )
-from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.dialogs.auth import AuthDialog
@@ -292,30 +292,32 @@ class AcpApp(App[int]):
 
     # -- prompts -----------------------------------------------------------------------------
 
-    def submit_prompt(self, text: str) -> bool:
-        """Send ``text`` now, or as soon as the session is open. False if it cannot be taken."""
+    def submit_prompt(self, text: str, attachments: Sequence[Path] = ()) -> bool:
+        """Send ``text`` and its attached files now, or once the session is open; False: refused."""
         if self.session is None:
-            self.pending_prompts.append(text)
+            self.pending_prompts.append(text)  # its @mentions are resolved once it is open
             self.notify("The agent is still starting; your message will be sent when it is ready.")
             return True
         if self.session.prompt_pending:
             self.notify("The agent is still working: wait, or press Esc to cancel the turn.")
             return False
-        self.run_prompt(text)
+        self.run_prompt(text, attachments)
         return True
 
     def send_pending_prompts(self) -> None:
-        if self.pending_prompts:
+        if self.pending_prompts and self.session is not None:
             text = "\n\n".join(self.pending_prompts)
             self.pending_prompts.clear()
-            self.run_prompt(text)
+            self.run_prompt(text, resolve_mentions(text, self.session.roots, self.session.cwd))
 
     @work(group="prompt", exit_on_error=False)
-    async def run_prompt(self, text: str) -> None:
+    async def run_prompt(self, text: str, attachments: Sequence[Path] = ()) -> None:
         client, session = self.client, self.session
         if client is None or session is None:
             return
-        blocks = [TextContent(text=text)]
+        blocks = build_prompt_blocks(
+            text, attachments, embedded_context=client.capabilities.prompt_embedded_context
+        )
         try:
             await self.authenticated(client, lambda: client.prompt(session.session_id, blocks))
         except NeedsTerminalLogin as need:

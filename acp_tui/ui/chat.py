@@ -11,6 +11,7 @@ from textual.widgets import Footer, Static
 
 from acp_tui.client.session import LiveSession
 from acp_tui.client.transcript import Change
+from acp_tui.store.history import history_for_project
 from acp_tui.ui.render import sanitize
 from acp_tui.ui.transcript_view import TranscriptView
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -39,7 +40,12 @@ class ChatScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(PromptInput).focus()
+        from acp_tui.ui.app import AcpApp
+
+        prompt = self.query_one(PromptInput)
+        if isinstance(self.app, AcpApp):  # the prompt history is kept per project
+            prompt.prompt_history = history_for_project(self.app.launch.cwd, self.app.paths)
+        prompt.focus()
         if self.session is not None:
             self.show_session(self.session)
 
@@ -76,6 +82,7 @@ class ChatScreen(Screen[None]):
         self.session = session
         if self.is_mounted:
             self.query_one(TranscriptView).show(session.transcript, session.terminal_output)
+            self.query_one(PromptInput).set_session(session)
         self._unsubscribe = session.transcript.subscribe(self._on_change)
         self.refresh_status()
 
@@ -92,7 +99,7 @@ class ChatScreen(Screen[None]):
         from acp_tui.ui.app import AcpApp
 
         app = self.app
-        if isinstance(app, AcpApp) and app.submit_prompt(event.text):
+        if isinstance(app, AcpApp) and app.submit_prompt(event.text, event.attachments):
             event.prompt_input.clear()
 
     def action_cancel_turn(self) -> None:

@@ -613,6 +613,15 @@ async def test_authentication_unlocks_the_session_methods(data: Path, project: P
     async with demo_client(data, project, "--require-auth") as client:
         assert client.capabilities.auth_methods == (
             AuthMethodInfo("demo-login", "Demo login", "Pretend to sign in; always succeeds"),
+            # offered because acp-tui advertises clientCapabilities.auth.terminal
+            AuthMethodInfo(
+                "demo-terminal-login",
+                "Log in from the terminal",
+                "Runs the demo agent's interactive login (--login)",
+                terminal=True,
+                args=("--login",),
+                env=(("ACP_TUI_DEMO_LOGIN", "1"),),
+            ),
         )
         with pytest.raises(RpcError) as caught:
             await client.new_session(project)

@@ -1,12 +1,41 @@
-"""Provides PromptInput: the multi-line prompt editor (Enter sends, Ctrl+J adds a line)."""
+"""Provides PromptInput: the multi-line prompt editor with history, `/` commands and `@` files.
+
+Enter sends (or, while the completion list is open, accepts the highlighted choice); Shift+Enter
+and Ctrl+J insert a newline. Up on the first line and down on the last one walk the project's
+prompt history, and going past the newest entry gives back the draft. ``/`` at the start of the
+prompt completes the agent's commands; ``@`` completes files under the session's roots, listed by
+a thread worker. ``@path`` mentions are turned into attachments when the prompt is sent (see
+`acp_tui.client.prompt`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from textual import on, work
+from textual.actions import SkipAction
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import TextArea
+
+from acp_tui.client.prompt import list_files, resolve_mentions
+from acp_tui.client.session import LiveSession
+from acp_tui.client.transcript import Change
+from acp_tui.store.history import HistoryBrowser, PromptHistory
+from acp_tui.ui.widgets.completion import (
+    Choice,
+    CompletionList,
+    Context,
+    Location,
+    command_choices,
+    command_hint,
+    completion_context,
+    file_choices,
+)
 
 
 class PromptInput(TextArea):
@@ -18,6 +47,7 @@ class PromptInput(TextArea):
         min-height: 3;
         max-height: 12;
         border: tall $border-blurred;
+        border-subtitle-color: $text-muted;
         &:focus { border: tall $border; }
     }
     """
@@ -25,23 +55,189 @@ class PromptInput(TextArea):
     BINDINGS = [
         Binding("enter", "submit", "Send", priority=True),
         Binding("shift+enter,ctrl+j", "newline", "New line", show=False, priority=True),
+        Binding("tab", "accept_completion", "Complete", show=False),
+        Binding("escape", "close_completion", "Close the list", show=False),
     ]
 
     @dataclass
     class Submitted(Message):
-        """The user sent the text in the editor."""
+        """The user sent the text in the editor, with the files its ``@`` mentions name."""
 
         prompt_input: PromptInput
         text: str
+        attachments: tuple[Path, ...] = ()
 
-    def __init__(self, *, id: str | None = None) -> None:
+    @dataclass
+    class FilesListed(Message):
+        """The background walk of the session's roots finished."""
+
+        files: list[str]
+
+    def __init__(self, *, history: PromptHistory | None = None, id: str | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        self.prompt_history = history
+        self.browser = HistoryBrowser()
+        self.session: LiveSession | None = None
+        self.completion_list = CompletionList(self)
+        self.completing: Context | None = None
+        self.dismissed_at: Location | None = None
+        self.session_files: list[str] | None = None
+        self.stop_watching_commands: Callable[[], None] | None = None
+
+    def on_mount(self) -> None:
+        # The list goes just above the editor, in its container, so it never covers the text.
+        if isinstance(self.parent, Widget):
+            self.parent.mount(self.completion_list, before=self)
+
+    def on_unmount(self) -> None:
+        if self.stop_watching_commands is not None:
+            self.stop_watching_commands()
+
+    def set_session(self, session: LiveSession) -> None:
+        """Complete commands and files, and resolve mentions, for ``session``."""
+        if self.stop_watching_commands is not None:
+            self.stop_watching_commands()
+        self.session = session
+        self.session_files = None
+        self.stop_watching_commands = session.transcript.subscribe(self.commands_changed)
+        self.update_completion()
+
+    # -- sending -------------------------------------------------------------------------------
 
     def action_submit(self) -> None:
+        choice = self.completion_list.chosen() if self.completion_list.is_open else None
+        if choice is not None:
+            self.accept(choice)
+            return
         text = self.text
         if not text.strip():
             return
-        self.post_message(self.Submitted(self, text))
+        if self.prompt_history is not None:
+            self.prompt_history.append(text)
+        self.browser.reset()
+        attachments: tuple[Path, ...] = ()
+        if self.session is not None:
+            attachments = tuple(resolve_mentions(text, self.session.roots, self.session.cwd))
+        self.post_message(self.Submitted(self, text, attachments))
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    # -- history and list navigation -----------------------------------------------------------
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self.completion_list.is_open:
+            self.completion_list.move(-1)
+            return
+        on_edge = self.navigator.is_first_wrapped_line(self.cursor_location)
+        if select or not on_edge or not self.recall(older=True):
+            super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if not select and self.completion_list.is_open:
+            self.completion_list.move(1)
+            return
+        on_edge = self.navigator.is_last_wrapped_line(self.cursor_location)
+        if select or not on_edge or not self.recall(older=False):
+            super().action_cursor_down(select)
+
+    def recall(self, *, older: bool) -> bool:
+        """Show the previous (or next) prompt of the history; False when there is none."""
+        entries = self.prompt_history.entries() if self.prompt_history is not None else []
+        text = self.browser.older(entries, self.text) if older else self.browser.newer(entries)
+        if text is None:
+            return False
+        self.replace(text, (0, 0), self.document.end, maintain_selection_offset=False)
+        if older or not self.browser.browsing:
+            self.move_cursor(self.document.end)
+        else:
+            self.move_cursor((0, len(self.document.get_line(0))))
+        return True
+
+    # -- completion ----------------------------------------------------------------------------
+
+    def action_accept_completion(self) -> None:
+        if not self.completion_list.is_open:
+            raise SkipAction()
+        choice = self.completion_list.chosen()
+        if choice is not None:
+            self.accept(choice)
+
+    def action_close_completion(self) -> None:
+        if not self.completion_list.is_open or self.completing is None:
+            raise SkipAction()
+        self.dismissed_at = self.completing.start
+        self.close_completion()
+
+    def accept(self, choice: Choice) -> None:
+        """Replace the token being completed with the choice."""
+        if self.completing is not None:
+            end = self.cursor_location
+            self.replace(choice.insert, self.completing.start, end, maintain_selection_offset=False)
+        self.close_completion()
+
+    def close_completion(self) -> None:
+        self.completing = None
+        self.completion_list.close()
+
+    @on(TextArea.Changed)
+    def track_edit(self, event: TextArea.Changed) -> None:
+        if event.text_area is not self:
+            return
+        self.browser.edited(self.text)
+        commands = self.session.transcript.commands if self.session is not None else []
+        hint = command_hint(self.text, commands)
+        self.border_subtitle = Content(hint) if hint else None
+        self.update_completion()
+
+    @on(TextArea.SelectionChanged)
+    def track_cursor(self, event: TextArea.SelectionChanged) -> None:
+        if event.text_area is self:
+            self.update_completion()
+
+    def commands_changed(self, change: Change) -> None:
+        if change.kind == "meta" and change.what == "commands" and self.completing is not None:
+            self.update_completion()
+
+    def update_completion(self) -> None:
+        """Open, refresh or close the list for the token at the cursor."""
+        session = self.session
+        context: Context | None = None
+        if session is not None and not self.browser.browsing and self.selection.is_empty:
+            row, column = self.cursor_location
+            context = completion_context(self.document.get_line(row), row, column)
+        if context is None:
+            self.dismissed_at = None
+        if session is None or context is None or context.start == self.dismissed_at:
+            self.close_completion()
+            return
+        previous, self.completing = self.completing, context
+        if context.kind == "command":
+            commands = session.transcript.commands
+            choices = command_choices(commands, context.query)
+            empty = "no matching command" if commands else "the agent offers no commands"
+        else:
+            if previous is None or previous.kind != "file" or previous.start != context.start:
+                self.session_files = None
+                roots = [Path(root) for root in session.roots.roots]
+                self.list_session_files(roots, session.cwd)
+            files = self.session_files
+            choices = file_choices(files or [], context.query)
+            empty = "listing files…" if files is None else "no matching file"
+        self.completion_list.show_choices(choices, empty)
+
+    @work(thread=True, exclusive=True, group="prompt-files", exit_on_error=False)
+    def list_session_files(self, roots: list[Path], cwd: Path) -> None:
+        """List the files under the roots off the UI thread; the result comes as a message."""
+        self.post_message(self.FilesListed(list_files(roots, cwd)))
+
+    @on(FilesListed)
+    def show_files(self, event: FilesListed) -> None:
+        self.session_files = event.files
+        if self.completing is not None and self.completing.kind == "file":
+            self.update_completion()
+
+    @on(CompletionList.Chosen)
+    def accept_click(self, event: CompletionList.Chosen) -> None:
+        self.accept(event.choice)
+        self.focus()
