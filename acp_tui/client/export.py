@@ -1,0 +1,240 @@
+"""Provides transcript_to_markdown and default_export_path: a transcript saved as Markdown.
+
+No Textual or Rich here: the export is plain text built from the transcript model. Whatever
+the agent sent, the document keeps its shape: code blocks use a fence longer than any run of
+backticks in their content, fences the agent left open are closed, inline text is escaped and
+control characters are made visible instead of live.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import re
+import tempfile
+import unicodedata
+from datetime import datetime
+from pathlib import Path
+
+from acp_tui.client.transcript import (
+    MessageEntry,
+    NoticeEntry,
+    PlanEntryBlock,
+    ToolCallEntry,
+    Transcript,
+    TranscriptEntry,
+    Usage,
+    block_text,
+)
+from acp_tui.protocol.tools import (
+    ContentToolCallContent,
+    DiffToolCallContent,
+    TerminalToolCallContent,
+)
+
+__all__ = ["default_export_path", "fence_for", "transcript_to_markdown", "write_export"]
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!])")
+_BACKTICKS = re.compile("`+")
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+def clean(text: str) -> str:
+    """Control characters (escape sequences included) made visible; CR LF becomes LF."""
+    return _CONTROL.sub(_visible, text.replace("\r\n", "\n"))
+
+
+def inline(text: str) -> str:
+    """One line of literal text: whitespace collapsed, Markdown and HTML specials escaped."""
+    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(clean(text).split()))
+
+
+def fence_for(text: str, char: str = "`") -> str:
+    """A code fence longer than any run of backticks in ``text`` (at least three)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    return char * max(3, longest + 1)
+
+
+def code_block(text: str, info: str = "") -> str:
+    body = clean(text).rstrip("\n")
+    fence = fence_for(body)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def code_span(text: str) -> str:
+    """Inline code that survives backticks in ``text``."""
+    body = " ".join(clean(text).split())
+    ticks = "`" * (max((len(run) for run in _BACKTICKS.findall(body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{ticks}{pad}{body}{pad}{ticks}"
+
+
+def close_open_fences(markdown: str) -> str:
+    """Close a code fence the text left open, so it cannot swallow the rest of the document."""
+    open_fence: str | None = None
+    for line in markdown.split("\n"):
+        match = _FENCE_LINE.match(line)
+        if match is None:
+            continue
+        marker, rest = match.groups()
+        if open_fence is None:
+            if not (marker[0] == "`" and "`" in rest):
+                open_fence = marker
+        elif marker[0] == open_fence[0] and len(marker) >= len(open_fence) and not rest.strip():
+            open_fence = None
+    if open_fence is not None:
+        return markdown.rstrip("\n") + "\n" + open_fence
+    return markdown
+
+
+def _message(entry: MessageEntry) -> str:
+    text = clean(entry.text).strip("\n")
+    if entry.role == "user":
+        quoted = "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+        return f"**You:**\n\n{quoted}"
+    body = close_open_fences(text)
+    if entry.role == "thought":
+        body = re.sub(r"(?i)</details", "&lt;/details", body)
+        return f"<details>\n<summary>Thought</summary>\n\n{body}\n\n</details>"
+    return f"**Agent:**\n\n{body}"
+
+
+def _diff(path: str, old: str | None, new: str) -> str:
+    lines = difflib.unified_diff(
+        (old or "").splitlines(),
+        new.splitlines(),
+        fromfile="/dev/null" if old is None else path,
+        tofile=path,
+        lineterm="",
+    )
+    label = "New file" if old is None else "Edit"
+    return f"{label}: {code_span(path)}\n\n" + code_block("\n".join(lines), "diff")
+
+
+def _tool_call(entry: ToolCallEntry) -> str:
+    status = entry.status.replace("_", " ")
+    parts = [f"### Tool: {inline(entry.title)} ({inline(entry.kind)}, {inline(status)})"]
+    if entry.locations:
+        parts.append(
+            "\n".join(
+                f"- {code_span(loc.path + (f':{loc.line}' if loc.line else ''))}"
+                for loc in entry.locations
+            )
+        )
+    for item in entry.content:
+        if isinstance(item, DiffToolCallContent):
+            parts.append(_diff(item.path, item.old_text, item.new_text))
+        elif isinstance(item, TerminalToolCallContent):
+            parts.append(f"*Terminal {code_span(item.terminal_id)}*")
+        elif isinstance(item, ContentToolCallContent):
+            parts.append(code_block(block_text(item.content), "text"))
+        else:
+            parts.append(f"*Tool output of type {code_span(str(item.type))} not exported.*")
+    return "\n\n".join(parts)
+
+
+def _plan(entry: PlanEntryBlock) -> str:
+    lines = ["### Plan"]
+    items = []
+    for item in entry.entries:
+        box = "x" if item.status == "completed" else " "
+        extra = " *(in progress)*" if item.status == "in_progress" else ""
+        if item.priority == "high":
+            extra += " *(high priority)*"
+        items.append(f"- [{box}] {inline(item.content)}{extra}")
+    lines.append("\n".join(items) if items else "*(empty plan)*")
+    return "\n\n".join(lines)
+
+
+def _notice(entry: NoticeEntry) -> str:
+    prefix = {"info": "", "warning": "Warning: ", "error": "Error: "}[entry.level]
+    text = inline(prefix + entry.text)
+    return f"*{text}*" if text else ""
+
+
+def entry_to_markdown(entry: TranscriptEntry) -> str:
+    """The Markdown of one transcript entry (no trailing newline)."""
+    if isinstance(entry, MessageEntry):
+        return _message(entry)
+    if isinstance(entry, ToolCallEntry):
+        return _tool_call(entry)
+    if isinstance(entry, PlanEntryBlock):
+        return _plan(entry)
+    return _notice(entry)
+
+
+def _usage(usage: Usage) -> str:
+    text = f"{usage.used:,} of {usage.size:,} context tokens"
+    if usage.cost_amount is not None:
+        text += f", cost {usage.cost_amount:g} {usage.cost_currency or ''}".rstrip()
+    return text
+
+
+def transcript_to_markdown(
+    transcript: Transcript,
+    *,
+    title: str | None = None,
+    agent: str | None = None,
+    cwd: str | None = None,
+    exported_at: datetime | None = None,
+) -> str:
+    """The whole transcript as one Markdown document, ending with a newline."""
+    heading = title or transcript.title or "ACP session"
+    when = (exported_at or datetime.now().astimezone()).isoformat(timespec="seconds")
+    meta = []
+    if agent:
+        meta.append(f"- **Agent:** {inline(agent)}")
+    if cwd:
+        meta.append(f"- **Working directory:** {code_span(cwd)}")
+    meta.append(f"- **Session:** {code_span(transcript.session_id)}")
+    meta.append(f"- **Exported at:** {when}")
+    if transcript.usage is not None:
+        meta.append(f"- **Usage:** {_usage(transcript.usage)}")
+    blocks = [f"# {inline(heading)}", "\n".join(meta)]
+    body = [text for text in map(entry_to_markdown, transcript.entries) if text]
+    blocks.extend(body if body else ["*(no messages)*"])
+    return "\n\n".join(blocks) + "\n"
+
+
+def slugify(text: str, limit: int = 60) -> str:
+    """Lower-case ASCII words joined by dashes ('' when nothing usable is left)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:limit].rstrip("-")
+
+
+def default_export_path(cwd: Path, title: str | None, session_id: str) -> Path:
+    """``cwd/acp-transcript-<slug>.md``, with -2, -3... added rather than overwrite a file."""
+    slug = slugify(title or "") or slugify(session_id) or "session"
+    stem = f"acp-transcript-{slug}"
+    candidate = cwd / f"{stem}.md"
+    number = 2
+    while candidate.exists():
+        candidate = cwd / f"{stem}-{number}.md"
+        number += 1
+    return candidate
+
+
+def write_export(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file beside it, then a rename.
+
+    An existing file is replaced whole or left untouched (OSError is the caller's to report).
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

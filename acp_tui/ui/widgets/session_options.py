@@ -1,0 +1,288 @@
+"""Provides SessionOptions: a bar of pickers for the session's config options, mode and usage.
+
+One compact Select per select option (the model first, then the agent's order), a Switch per
+boolean option, a Select for legacy ``modes`` only when no config option has the "mode"
+category (the protocol's rule), and the context/cost usage at the end. The bar follows the
+transcript live; only what the user changes is posted, never what the agent pushed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Label, Select, Static, Switch
+
+from acp_tui.client.transcript import Change, Transcript, Usage
+from acp_tui.protocol.session_config import (
+    SessionConfigBoolean,
+    SessionConfigSelect,
+    SessionConfigSelectGroup,
+)
+from acp_tui.ui.render import sanitize
+
+MODE_KEY = "mode"
+"""The key of the legacy ``modes`` picker; config options are keyed ``config:<id>``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Picker:
+    """What one control shows: its kind, label, description and (for selects) the choices."""
+
+    key: str
+    kind: Literal["select", "switch"]
+    label: str
+    description: str | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+
+
+def config_key(config_id: str) -> str:
+    return f"config:{config_id}"
+
+
+def mode_config(transcript: Transcript) -> SessionConfigSelect | None:
+    """The select option of category "mode", which replaces legacy modes when present."""
+    for option in transcript.config_options:
+        if isinstance(option, SessionConfigSelect) and option.category == "mode":
+            return option
+    return None
+
+
+def _select_choices(option: SessionConfigSelect, current: str) -> tuple[tuple[str, str], ...]:
+    choices: list[tuple[str, str]] = []
+    for item in option.options:
+        if isinstance(item, SessionConfigSelectGroup):
+            choices.extend((f"{item.name} / {o.name}", o.value) for o in item.options)
+        else:
+            choices.append((item.name, item.value))
+    if current not in {value for _, value in choices}:
+        choices.append((current, current))  # the agent's value, even when it is not listed
+    return tuple(choices)
+
+
+def pickers_for(transcript: Transcript) -> list[Picker]:
+    """The controls the transcript calls for, in display order."""
+    options = sorted(transcript.config_options, key=lambda o: o.category != "model")
+    pickers: list[Picker] = []
+    for option in options:
+        if isinstance(option, SessionConfigSelect):
+            pickers.append(
+                Picker(
+                    config_key(option.id),
+                    "select",
+                    option.name,
+                    option.description,
+                    _select_choices(option, option.current_value),
+                )
+            )
+        elif isinstance(option, SessionConfigBoolean):
+            pickers.append(Picker(config_key(option.id), "switch", option.name, option.description))
+    modes = transcript.modes
+    if modes is not None and modes.available_modes and mode_config(transcript) is None:
+        choices = [(m.name, m.id) for m in modes.available_modes]
+        if modes.current_mode_id not in {m.id for m in modes.available_modes}:
+            choices.append((modes.current_mode_id, modes.current_mode_id))
+        pickers.append(Picker(MODE_KEY, "select", "Mode", None, tuple(choices)))
+    return pickers
+
+
+def format_tokens(count: int) -> str:
+    if count < 1000:
+        return str(count)
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{count // 1000}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+def format_amount(amount: float) -> str:
+    """A cost for a status bar: cents above 1, a tenth of a cent below, never e-notation."""
+    if amount >= 1:
+        return f"{amount:.2f}"
+    if amount >= 0.001 or amount <= 0:
+        return f"{max(amount, 0):.3f}"
+    return "<0.001"
+
+
+def format_usage(usage: Usage | None) -> str:
+    """``53k/200k ctx · $0.045`` ('' without usage)."""
+    if usage is None:
+        return ""
+    text = f"{format_tokens(usage.used)}/{format_tokens(usage.size)} ctx"
+    amount = usage.cost_amount
+    if amount is not None:
+        number = format_amount(amount)
+        currency = usage.cost_currency or ""
+        text += f" · ${number}" if currency == "USD" else f" · {number} {currency}".rstrip()
+    return text
+
+
+class SessionOptions(Horizontal):
+    """The session's pickers and usage; call :meth:`show` with the live transcript."""
+
+    DEFAULT_CSS = """
+    SessionOptions {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        Select { margin-right: 2; }
+        .option-label { width: auto; color: $text-muted; margin-right: 1; }
+        Switch {
+            width: auto; height: 1; border: none; padding: 0; margin-right: 2;
+            &:focus { border: none; background-tint: $foreground 10%; }
+        }
+        #session-usage {
+            width: 1fr; height: 1; text-align: right; text-wrap: nowrap;
+            text-overflow: ellipsis; color: $text-muted;
+        }
+    }
+    """
+
+    @dataclass
+    class ConfigChanged(Message):
+        """The user picked ``value`` for config option ``config_id``."""
+
+        config_id: str
+        value: str | bool
+
+    @dataclass
+    class ModeChanged(Message):
+        """The user picked the legacy mode ``mode_id``."""
+
+        mode_id: str
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.transcript: Transcript | None = None
+        self.pickers: list[Picker] = []
+        self._unsubscribe: Callable[[], None] | None = None
+        self._mode_pushed: str | None = None
+        self.display = False
+
+    def compose(self) -> ComposeResult:
+        values = self.current_values()
+        for picker in self.pickers:
+            about = f"{picker.label}: {picker.description}" if picker.description else picker.label
+            tip = Text(sanitize(about))
+            if picker.kind == "select":
+                select: Select[str] = Select(
+                    [(Text(sanitize(label)), value) for label, value in picker.choices],
+                    value=str(values.get(picker.key, picker.choices[0][1])),
+                    allow_blank=False,
+                    compact=True,
+                    name=picker.key,
+                    tooltip=tip,
+                )
+                # Wide enough for the longest choice and the arrow, never a whole line.
+                longest = max(len(label) for label, _ in picker.choices)
+                select.styles.width = min(max(longest + 5, 10), 36)
+                yield select
+            else:
+                yield Label(Text(sanitize(picker.label)), classes="option-label")
+                switch = Switch(bool(values.get(picker.key)), animate=False, name=picker.key)
+                switch.tooltip = tip
+                yield switch
+        yield Static(Text(format_usage(self.usage)), id="session-usage")
+
+    @property
+    def usage(self) -> Usage | None:
+        return self.transcript.usage if self.transcript is not None else None
+
+    def show(self, transcript: Transcript) -> None:
+        """Follow ``transcript`` from now on (replacing any earlier one)."""
+        self.hide()
+        self.transcript = transcript
+        self._mode_pushed = None
+        self._unsubscribe = transcript.subscribe(self.handle_transcript_change)
+        self.refresh_from_transcript()
+
+    def hide(self) -> None:
+        """Stop following the transcript (the bar keeps its last state)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def on_unmount(self) -> None:
+        self.hide()
+
+    def handle_transcript_change(self, change: Change) -> None:
+        if change.kind != "meta" or change.what not in ("modes", "config_options", "usage"):
+            return
+        transcript = self.transcript
+        if change.what == "modes" and transcript is not None and transcript.modes is not None:
+            # Agents may announce a mode change only as current_mode_update: show it on the
+            # "mode" config option too, until the next config options arrive.
+            self._mode_pushed = transcript.modes.current_mode_id
+        elif change.what == "config_options":
+            self._mode_pushed = None
+        self.refresh_from_transcript()
+
+    def current_values(self) -> dict[str, str | bool]:
+        """What the transcript says each picker holds (the mode pushed last included)."""
+        values: dict[str, str | bool] = {}
+        transcript = self.transcript
+        if transcript is None:
+            return values
+        for option in transcript.config_options:
+            if isinstance(option, SessionConfigSelect | SessionConfigBoolean):
+                values[config_key(option.id)] = option.current_value
+        mode_option = mode_config(transcript)
+        pushed = self._mode_pushed
+        if mode_option is not None and pushed in {o.value for o in mode_option.flat_options()}:
+            values[config_key(mode_option.id)] = str(pushed)
+        if transcript.modes is not None:
+            values[MODE_KEY] = transcript.modes.current_mode_id
+        return values
+
+    def refresh_from_transcript(self) -> None:
+        """Show the transcript's state again (also how a failed change is reverted)."""
+        if self.transcript is None:
+            return
+        pickers = pickers_for(self.transcript)
+        self.display = bool(pickers) or self.usage is not None
+        if pickers != self.pickers:
+            self.pickers = pickers
+            if self.is_mounted:
+                self.call_later(self.recompose)
+            return
+        if not self.is_mounted:
+            return
+        values = self.current_values()
+        with self.prevent(Select.Changed, Switch.Changed):
+            for select in self.query(Select).results(Select):
+                value = values.get(select.name or "")
+                if isinstance(value, str) and select.value != value:
+                    select.value = value
+            for switch in self.query(Switch).results(Switch):
+                value = values.get(switch.name or "")
+                if isinstance(value, bool) and switch.value != value:
+                    switch.value = value
+        self.query_one("#session-usage", Static).update(Text(format_usage(self.usage)))
+
+    def _user_change(self, key: str, value: object) -> None:
+        # Only a value that differs from the transcript is the user's: the agent's own pushes
+        # (and the controls' initial values) always match it, so they never echo back.
+        if key not in self.current_values() or self.current_values()[key] == value:
+            return
+        if key == MODE_KEY and isinstance(value, str):
+            self.post_message(self.ModeChanged(value))
+        elif key.startswith("config:") and isinstance(value, str | bool):
+            self.post_message(self.ConfigChanged(key.removeprefix("config:"), value))
+
+    @on(Select.Changed)
+    def select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.value is not Select.NULL:
+            self._user_change(event.select.name or "", event.value)
+
+    @on(Switch.Changed)
+    def switch_changed(self, event: Switch.Changed) -> None:
+        event.stop()
+        self._user_change(event.switch.name or "", event.value)

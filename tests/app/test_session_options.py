@@ -1,0 +1,237 @@
+"""The session options bar against the real demo agent: pickers, live updates and usage."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual import on, work
+from textual.widgets import Select, Static, Switch
+
+from acp_tui.client.errors import AgentError
+from acp_tui.client.transcript import Transcript
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.session_config import SessionConfigBoolean, SessionConfigSelect
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.chat import ChatScreen
+from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.session_options import SessionOptions, format_usage
+from tests.app.test_app_smoke import wait_for
+
+
+class WiredChat(ChatScreen):
+    """ChatScreen plus the handlers the lead adds to chat.py (see the report's snippet)."""
+
+    @on(SessionOptions.ConfigChanged)
+    def change_config_option(self, event: SessionOptions.ConfigChanged) -> None:
+        self.apply_session_option(event.config_id, event.value, mode=False)
+
+    @on(SessionOptions.ModeChanged)
+    def change_mode(self, event: SessionOptions.ModeChanged) -> None:
+        self.apply_session_option("", event.mode_id, mode=True)
+
+    @work(group="session-options", exit_on_error=False)
+    async def apply_session_option(self, config_id: str, value: str | bool, *, mode: bool) -> None:
+        app = self.app
+        assert isinstance(app, AcpApp)
+        client, session = app.client, app.session
+        if client is None or session is None:
+            return
+        try:
+            if mode:
+                assert isinstance(value, str)
+                await client.set_mode(session.session_id, value)
+            else:
+                await client.set_config_option(session.session_id, config_id, value)
+        except (AgentError, RpcError) as exc:
+            session.transcript.add_notice(f"Could not change the setting: {exc}", "error")
+            self.query_one(SessionOptions).refresh_from_transcript()
+
+
+Sent = list[dict[str, Any]]
+
+
+async def start(make_app: Callable[..., AcpApp], pilot_size: tuple[int, int] = (140, 40)) -> Any:
+    """Run the app with the bar mounted above the prompt; returns (app, pilot context)."""
+    app = make_app()
+    app.chat = WiredChat()
+    return app, app.run_test(size=pilot_size)
+
+
+async def mount_bar(app: AcpApp, pilot: Any, sent: Sent) -> SessionOptions:
+    await wait_for(pilot, lambda: app.session is not None)
+    assert app.client is not None
+    assert app.session is not None
+    app.client.connection.tracer = lambda direction, msg: (
+        sent.append(msg) if direction == "send" else None
+    )
+    bar = SessionOptions(id="session-options")
+    await app.chat.query_one("#chat").mount(bar, before=app.chat.query_one(PromptInput))
+    bar.show(app.session.transcript)
+    await wait_for(pilot, lambda: len(bar.query(Select)) >= 2)
+    await pilot.pause()
+    return bar
+
+
+def selects(bar: SessionOptions) -> dict[str, Select[str]]:
+    return {s.name or "": s for s in bar.query(Select).results(Select)}
+
+
+def option(transcript: Transcript, config_id: str) -> Any:
+    return next(o for o in transcript.config_options if o.id == config_id)
+
+
+def requests(sent: Sent, method: str) -> list[dict[str, Any]]:
+    return [m for m in sent if m.get("method") == method]
+
+
+async def test_bar_shows_model_first_then_mode_and_verbose_switch(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app, ctx = await start(make_app)
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, [])
+        assert bar.display
+        names = [s.name for s in bar.query(Select).results(Select)]
+        # The demo lists mode first; the model is shown first anyway.
+        assert names == ["config:model", "config:mode"]
+        picks = selects(bar)
+        assert picks["config:model"].value == "demo-fast"
+        assert picks["config:mode"].value == "ask"
+        # Legacy modes exist too, but a "mode" config option replaces them.
+        assert app.session is not None
+        assert app.session.transcript.modes is not None
+        assert "mode" not in picks
+        switch = bar.query_one(Switch)
+        assert switch.name == "config:verbose"
+        assert switch.value is False
+        assert "Verbose" in str(bar.query_one(".option-label", Static).render())
+        assert not str(bar.query_one("#session-usage", Static).render())
+
+
+async def test_choosing_a_model_sends_set_config_option(make_app: Callable[..., AcpApp]) -> None:
+    app, ctx = await start(make_app)
+    sent: Sent = []
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, sent)
+        assert app.session is not None
+        transcript = app.session.transcript
+        model = selects(bar)["config:model"]
+        model.focus()
+        await pilot.press("enter", "down", "enter")
+        await wait_for(pilot, lambda: option(transcript, "model").current_value == "demo-smart")
+        calls = requests(sent, "session/set_config_option")
+        assert len(calls) == 1
+        params = calls[0]["params"]
+        assert params["configId"] == "model"
+        assert params["value"] == "demo-smart"
+        assert model.value == "demo-smart"
+        await pilot.pause()
+        # The agent's answer updated the widget without sending anything back.
+        assert len(requests(sent, "session/set_config_option")) == 1
+
+
+async def test_toggling_verbose_sends_a_boolean(make_app: Callable[..., AcpApp]) -> None:
+    app, ctx = await start(make_app)
+    sent: Sent = []
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, sent)
+        assert app.session is not None
+        transcript = app.session.transcript
+        bar.query_one(Switch).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: option(transcript, "verbose").current_value is True)
+        (call,) = requests(sent, "session/set_config_option")
+        assert call["params"]["configId"] == "verbose"
+        assert call["params"]["type"] == "boolean"
+        assert call["params"]["value"] is True
+        verbose = option(transcript, "verbose")
+        assert isinstance(verbose, SessionConfigBoolean)
+        assert bar.query_one(Switch).value is True
+
+
+async def test_agent_pushed_mode_change_updates_the_bar_without_echo(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app, ctx = await start(make_app)
+    sent: Sent = []
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, sent)
+        assert app.client is not None
+        assert app.session is not None
+        mode = selects(bar)["config:mode"]
+        await app.client.set_mode(app.session.session_id, "code")
+        await wait_for(pilot, lambda: mode.value == "code")
+        await pilot.pause()
+        assert requests(sent, "session/set_mode")
+        assert not requests(sent, "session/set_config_option")
+        # Then a config option pushed by the agent (here: the answer to another client call).
+        await app.client.set_config_option(app.session.session_id, "model", "demo-smart")
+        await wait_for(pilot, lambda: selects(bar)["config:model"].value == "demo-smart")
+        await pilot.pause()
+        assert len(requests(sent, "session/set_config_option")) == 1
+        assert mode.value == "code"
+
+
+async def test_failed_change_is_reverted(make_app: Callable[..., AcpApp]) -> None:
+    app, ctx = await start(make_app)
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, [])
+        assert app.session is not None
+        transcript = app.session.transcript
+        model = option(transcript, "model")
+        assert isinstance(model, SessionConfigSelect)
+        # The agent offers a value it then refuses: the bar goes back to the agent's state.
+        bogus_choice = model.flat_options()[0].model_copy(
+            update={"value": "demo-bogus", "name": "Bogus"}
+        )
+        bogus = model.model_copy(update={"options": [*model.flat_options(), bogus_choice]})
+        before = selects(bar)["config:model"]
+        transcript.set_config_options(
+            [bogus if o.id == "model" else o for o in transcript.config_options]
+        )
+        # A new choice changes the bar's structure: its pickers are composed anew.
+        await wait_for(pilot, lambda: selects(bar)["config:model"] is not before)
+        select = selects(bar)["config:model"]
+        assert select.is_mounted
+        select.value = "demo-bogus"
+        await wait_for(pilot, lambda: "Could not change the setting" in _notices(transcript))
+        await wait_for(pilot, lambda: selects(bar)["config:model"].value == "demo-fast")
+
+
+def _notices(transcript: Transcript) -> str:
+    return " ".join(getattr(e, "text", "") for e in transcript.entries)
+
+
+async def test_usage_appears_after_a_turn(make_app: Callable[..., AcpApp]) -> None:
+    app, ctx = await start(make_app)
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, [])
+        assert app.session is not None
+        transcript = app.session.transcript
+        usage_label = bar.query_one("#session-usage", Static)
+        await pilot.press(*"usage", "enter")
+        await wait_for(pilot, lambda: transcript.usage is not None)
+        await wait_for(pilot, lambda: "ctx" in str(usage_label.render()))
+        assert str(usage_label.render()) == format_usage(transcript.usage)
+        assert "$" in str(usage_label.render())
+
+
+@pytest.mark.parametrize(
+    ("used", "size", "amount", "currency", "text"),
+    [
+        (53_000, 200_000, 0.045, "USD", "53k/200k ctx · $0.045"),
+        (950, 8_000, None, None, "950/8.0k ctx"),
+        (1_500_000, 2_000_000, 12.5, "EUR", "1.5M/2.0M ctx · 12.50 EUR"),
+        (14, 200_000, 0.000042, "USD", "14/200k ctx · $<0.001"),
+        (0, 200_000, 0.0, "USD", "0/200k ctx · $0.000"),
+    ],
+)
+def test_format_usage(
+    used: int, size: int, amount: float | None, currency: str | None, text: str
+) -> None:
+    from acp_tui.client.transcript import Usage
+
+    assert format_usage(Usage(used, size, amount, currency)) == text
+    assert format_usage(None) == ""
