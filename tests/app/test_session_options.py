@@ -6,56 +6,20 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from textual import on, work
 from textual.widgets import Select, Static, Switch
 
-from acp_tui.client.errors import AgentError
 from acp_tui.client.transcript import Transcript
-from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.session_config import SessionConfigBoolean, SessionConfigSelect
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.chat import ChatScreen
-from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.session_options import SessionOptions, format_usage
 from tests.app.test_app_smoke import wait_for
-
-
-class WiredChat(ChatScreen):
-    """ChatScreen plus the handlers the lead adds to chat.py (see the report's snippet)."""
-
-    @on(SessionOptions.ConfigChanged)
-    def change_config_option(self, event: SessionOptions.ConfigChanged) -> None:
-        self.apply_session_option(event.config_id, event.value, mode=False)
-
-    @on(SessionOptions.ModeChanged)
-    def change_mode(self, event: SessionOptions.ModeChanged) -> None:
-        self.apply_session_option("", event.mode_id, mode=True)
-
-    @work(group="session-options", exit_on_error=False)
-    async def apply_session_option(self, config_id: str, value: str | bool, *, mode: bool) -> None:
-        app = self.app
-        assert isinstance(app, AcpApp)
-        client, session = app.client, app.session
-        if client is None or session is None:
-            return
-        try:
-            if mode:
-                assert isinstance(value, str)
-                await client.set_mode(session.session_id, value)
-            else:
-                await client.set_config_option(session.session_id, config_id, value)
-        except (AgentError, RpcError) as exc:
-            session.transcript.add_notice(f"Could not change the setting: {exc}", "error")
-            self.query_one(SessionOptions).refresh_from_transcript()
-
 
 Sent = list[dict[str, Any]]
 
 
 async def start(make_app: Callable[..., AcpApp], pilot_size: tuple[int, int] = (140, 40)) -> Any:
-    """Run the app with the bar mounted above the prompt; returns (app, pilot context)."""
+    """Run the app; returns (app, pilot context)."""
     app = make_app()
-    app.chat = WiredChat()
     return app, app.run_test(size=pilot_size)
 
 
@@ -66,9 +30,7 @@ async def mount_bar(app: AcpApp, pilot: Any, sent: Sent) -> SessionOptions:
     app.client.connection.tracer = lambda direction, msg: (
         sent.append(msg) if direction == "send" else None
     )
-    bar = SessionOptions(id="session-options")
-    await app.chat.query_one("#chat").mount(bar, before=app.chat.query_one(PromptInput))
-    bar.show(app.session.transcript)
+    bar = app.chat.query_one(SessionOptions)  # the chat screen's own bar
     await wait_for(pilot, lambda: len(bar.query(Select)) >= 2)
     await pilot.pause()
     return bar

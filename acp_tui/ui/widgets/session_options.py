@@ -164,6 +164,7 @@ class SessionOptions(Horizontal):
         self.pickers: list[Picker] = []
         self._unsubscribe: Callable[[], None] | None = None
         self._mode_pushed: str | None = None
+        self._rebuilding = False
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -250,10 +251,11 @@ class SessionOptions(Horizontal):
         if pickers != self.pickers:
             self.pickers = pickers
             if self.is_mounted:
-                self.call_later(self.recompose)
+                self._rebuilding = True
+                self.call_later(self.rebuild)
             return
-        if not self.is_mounted:
-            return
+        if not self.is_mounted or self._rebuilding:
+            return  # a pending rebuild composes with the current values
         values = self.current_values()
         with self.prevent(Select.Changed, Switch.Changed):
             for select in self.query(Select).results(Select):
@@ -265,6 +267,13 @@ class SessionOptions(Horizontal):
                 if isinstance(value, bool) and switch.value != value:
                     switch.value = value
         self.query_one("#session-usage", Static).update(Text(format_usage(self.usage)))
+
+    async def rebuild(self) -> None:
+        """Recompose for a new set of options; values changed meanwhile are composed in."""
+        try:
+            await self.recompose()
+        finally:
+            self._rebuilding = False
 
     def _user_change(self, key: str, value: object) -> None:
         # Only a value that differs from the transcript is the user's: the agent's own pushes
