@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from acp_tui import __version__
 from acp_tui.client.launch import LaunchError, check_supported, resolve_launch
+from acp_tui.commands.sessions import sessions_command
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
 
@@ -156,5 +157,8 @@ def _config(args: list[str]) -> int:
     return 0
 
 
-SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {"config": _config}
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "config": _config,
+    "sessions": sessions_command,
+}
 """Headless subcommands by name: `acp-tui NAME ARGS...` runs `SUBCOMMANDS[NAME](ARGS)`."""

@@ -1,0 +1,160 @@
+"""Provides SessionRecorder: writes what an AgentClient's sessions receive to a transcript cache.
+
+The client and the store are sibling layers, so the recorder talks to the cache through the
+:class:`TranscriptSink` protocol, which ``acp_tui.store.transcripts.TranscriptCache`` satisfies.
+
+The app builds one recorder per connected agent::
+
+    recorder = SessionRecorder(TranscriptCache(), agent_key_for(launch))
+    recorder.attach(client)
+    recorder.note(session, created=True)      # after session/new (or load/resume/fork)
+    recorder.record_prompt(session_id, blocks)  # right before client.prompt(session_id, blocks)
+
+Before a `session/load` (the agent replays the whole history), call ``expect_replay`` so the
+replay replaces the recorded events instead of being appended to them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.protocol.content import ContentBlock
+from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
+
+if TYPE_CHECKING:
+    from acp_tui.client.agent import AgentClient
+    from acp_tui.client.session import LiveSession
+
+__all__ = ["SessionRecorder", "TranscriptSink", "agent_key_for"]
+
+_PYTHON = re.compile(r"python[0-9.]*(?:\.exe)?", re.IGNORECASE)
+
+
+class TranscriptSink(Protocol):
+    """What the recorder needs of a transcript cache (never raises for disk errors)."""
+
+    def record_update(
+        self, agent_key: str, session_id: str, update_wire: dict[str, Any]
+    ) -> None: ...
+
+    def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None: ...
+
+    def reset(self, agent_key: str, session_id: str) -> None: ...
+
+    def note_session(
+        self,
+        agent_key: str,
+        session_id: str,
+        *,
+        cwd: Path | str,
+        additional_directories: Sequence[Path | str] = (),
+        title: str | None = None,
+        updated_at: str | None = None,
+        created: bool = False,
+    ) -> None: ...
+
+    def update_info(
+        self,
+        agent_key: str,
+        session_id: str,
+        *,
+        title: str | None = ...,
+        updated_at: str | None = ...,
+    ) -> bool: ...
+
+
+def agent_key_for(launch: LaunchSpec) -> str:
+    """A stable key for the agent's cache: its argv, without the path of a Python interpreter.
+
+    The key does not depend on where acp-tui keeps its data or which virtualenv runs it, so the
+    same agent keeps its cache; a different command or different flags make another agent.
+    """
+    argv = [str(arg) for arg in launch.agent.argv]
+    if argv and _PYTHON.fullmatch(Path(argv[0]).name):
+        argv[0] = "python"
+    return json.dumps(argv, ensure_ascii=False)
+
+
+class SessionRecorder:
+    """Records every `session/update` of the client's live sessions, and the prompts sent."""
+
+    def __init__(self, cache: TranscriptSink, agent_key: str) -> None:
+        self.cache = cache
+        self.agent_key = agent_key
+        self.client: AgentClient | None = None
+        self._noted: set[str] = set()
+        self._replaying: set[str] = set()
+
+    def attach(self, client: AgentClient) -> None:
+        """Start recording the sessions of ``client`` (once; attaching again is a no-op)."""
+        if self.client is client:
+            return
+        self.detach()
+        self.client = client
+        client.session_listeners.append(self.on_update)
+
+    def detach(self) -> None:
+        if self.client is not None:
+            listeners = self.client.session_listeners
+            if self.on_update in listeners:
+                listeners.remove(self.on_update)
+            self.client = None
+
+    # -- what the app calls ----------------------------------------------------------------------
+
+    def note(self, session: LiveSession, *, created: bool = False) -> None:
+        """Index a session the app opened (``created`` when it came from session/new)."""
+        self._noted.add(session.session_id)
+        self.cache.note_session(
+            self.agent_key,
+            session.session_id,
+            cwd=session.cwd,
+            additional_directories=session.additional_directories,
+            title=session.title,
+            created=created,
+        )
+
+    def record_prompt(self, session_id: str, blocks: Sequence[ContentBlock]) -> None:
+        """Record a prompt; call it right before sending, so it lands before the reply."""
+        self._start_replaced(session_id)
+        self.cache.record_user(self.agent_key, session_id, [block.to_wire() for block in blocks])
+
+    def expect_replay(self, session_id: str) -> None:
+        """The agent is about to replay the session's whole history (session/load): the first
+        update that arrives replaces what was recorded before."""
+        self._replaying.add(session_id)
+
+    # -- the listener ----------------------------------------------------------------------------
+
+    def on_update(self, session_id: str, update: SessionUpdate) -> None:
+        client = self.client
+        session = client.sessions.get(session_id) if client is not None else None
+        if session is None:
+            return
+        self._start_replaced(session_id)
+        self.cache.record_update(self.agent_key, session_id, update.to_wire())
+        if session_id not in self._noted:
+            self.note(session)
+        if isinstance(update, SessionInfoUpdate):
+            self._apply_info(session_id, update)
+
+    def _start_replaced(self, session_id: str) -> None:
+        if session_id in self._replaying:
+            self._replaying.discard(session_id)
+            self.cache.reset(self.agent_key, session_id)
+
+    def _apply_info(self, session_id: str, update: SessionInfoUpdate) -> None:
+        fields = update.model_fields_set
+        if "title" in fields and "updated_at" in fields:
+            self.cache.update_info(
+                self.agent_key, session_id, title=update.title, updated_at=update.updated_at
+            )
+        elif "title" in fields:
+            self.cache.update_info(self.agent_key, session_id, title=update.title)
+        elif "updated_at" in fields:
+            self.cache.update_info(self.agent_key, session_id, updated_at=update.updated_at)

@@ -1,0 +1,1 @@
+"""Provides the headless subcommands of `acp-tui` (no Textual): ``acp-tui sessions ...``."""

@@ -1,0 +1,361 @@
+"""Provides `acp-tui sessions list|delete|prune`: an agent's sessions, without the UI.
+
+The agent is chosen as for the chat (``-a NAME``, ``-- COMMAND ARGS...``, else the configured
+default, else the demo agent). Exit status: 0 on success, 2 on usage errors (checked before the
+agent starts), 1 when the agent cannot start, lacks the capability or answers with an error;
+errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from pathlib import Path
+from typing import NoReturn
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+
+from acp_tui.client.agent import AgentClient, connect
+from acp_tui.client.errors import AgentError, Unsupported
+from acp_tui.client.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
+from acp_tui.client.recorder import agent_key_for
+from acp_tui.commands.listing import Scope, list_all, parse_duration, plural, table, warn
+from acp_tui.config.paths import get_paths
+from acp_tui.config.settings import load_settings
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.store.sessions import parse_timestamp
+from acp_tui.store.transcripts import TranscriptCache
+
+log = logging.getLogger(__name__)
+
+PROG = "acp-tui sessions"
+USAGE = f"{PROG} {{list,delete,prune}} [OPTIONS] [-a NAME | -- COMMAND ARGS...]"
+LIST_HINT = "sessions created by acp-tui are in the app's session browser"
+
+_AGENT_EPILOG = """\
+agent:
+  -a NAME               the configured agent ('demo': the bundled demo agent)
+  -- COMMAND ARGS...    start COMMAND as the agent; everything after '--' is passed verbatim
+Without -a or '--': the config file's default_agent, else the only configured agent, else the
+demo agent.
+"""
+
+_EPILOG = (
+    _AGENT_EPILOG
+    + """
+examples:
+  acp-tui sessions list --all --json
+  acp-tui sessions delete 3f2a... --yes -- my-agent --acp
+  acp-tui sessions prune --older-than 30d --dry-run
+"""
+)
+
+
+class UsageError(Exception):
+    """Bad arguments; one line on stderr and exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def sessions_command(args: list[str]) -> int:
+    """Run ``acp-tui sessions ARGS`` and return the exit status."""
+    try:
+        job = _prepare(args)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc} (see '{PROG} --help')", file=sys.stderr)
+        return 2
+    except LaunchError as exc:
+        print(f"acp-tui: error: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    except OSError as exc:  # e.g. the current directory was removed
+        print(f"acp-tui: error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        return anyio.run(partial(_run_with_agent, job))
+    except Exception as exc:
+        log.debug("sessions command failed", exc_info=True)
+        print(f"acp-tui: {describe_error(exc)}", file=sys.stderr)
+        return 1
+
+
+# -- arguments -------------------------------------------------------------------------------
+
+
+def _parser() -> _Parser:
+    agent = _Parser(add_help=False)
+    agent.add_argument("-a", "--agent", metavar="NAME", help="the configured agent to start")
+    scope = _Parser(add_help=False)
+    where = scope.add_mutually_exclusive_group()
+    where.add_argument("--all", action="store_true", help="sessions of every directory")
+    where.add_argument("--cwd", metavar="DIR", help="sessions of DIR (default: the current one)")
+    scope.add_argument(
+        "--add-dir",
+        metavar="DIR",
+        action="append",
+        dest="add_dirs",
+        help="only sessions with exactly these extra roots, in this order (repeatable)",
+    )
+    confirm = _Parser(add_help=False)
+    confirm.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
+
+    parser = _Parser(
+        prog=PROG,
+        usage=USAGE,
+        description="List, delete and prune an agent's sessions without the UI.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub = partial(
+        actions.add_parser,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_AGENT_EPILOG,
+    )
+    listing = sub(
+        "list",
+        prog=f"{PROG} list",
+        parents=[agent, scope],
+        help="list the sessions (session/list, every page)",
+    )
+    listing.add_argument("--json", action="store_true", help="print one JSON array of sessions")
+    delete = sub(
+        "delete",
+        prog=f"{PROG} delete",
+        parents=[agent, confirm],
+        help="delete sessions by id (session/delete)",
+    )
+    delete.add_argument("ids", nargs="+", metavar="ID", help="a session id")
+    prune = sub(
+        "prune",
+        prog=f"{PROG} prune",
+        parents=[agent, scope, confirm],
+        help="delete the sessions not updated lately",
+    )
+    prune.add_argument(
+        "--older-than",
+        metavar="DURATION",
+        required=True,
+        help="not updated for this long: 90m, 12h, 30d, 2w",
+    )
+    prune.add_argument("--dry-run", action="store_true", help="only list what would be deleted")
+    return parser
+
+
+@dataclass(frozen=True)
+class _Job:
+    action: str
+    launch: LaunchSpec
+    scope: Scope
+    ids: tuple[str, ...] = ()
+    json: bool = False
+    yes: bool = False
+    dry_run: bool = False
+    older_than: timedelta | None = None
+    older_than_text: str = ""
+
+
+def _prepare(args: list[str]) -> _Job:
+    """Parse and check everything that can be checked before the agent starts."""
+    command: list[str] | None = None
+    if "--" in args:
+        split = args.index("--")
+        args, command = args[:split], args[split + 1 :]
+    options = _parser().parse_args(args)
+    if command is not None:
+        if options.agent is not None:
+            raise UsageError("use either -a NAME or -- COMMAND, not both")
+        if not command:
+            raise UsageError("expected an agent command after '--'")
+
+    scope = Scope(cwd=None)
+    if options.action in ("list", "prune"):
+        cwd = None if options.all else _directory(options.cwd) if options.cwd else Path.cwd()
+        dirs = None
+        if options.add_dirs is not None:
+            dirs = tuple(_directory(d) for d in options.add_dirs)
+        scope = Scope(cwd=cwd, additional_directories=dirs)
+    older_than: timedelta | None = None
+    if options.action == "prune":
+        try:
+            older_than = parse_duration(options.older_than)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    asks = options.action == "delete" or (options.action == "prune" and not options.dry_run)
+    if asks and not options.yes and not sys.stdin.isatty():
+        raise UsageError("stdin is not a terminal, so nothing can be confirmed: pass --yes")
+
+    paths = get_paths()
+    loaded = load_settings(paths.config_file)
+    for problem in loaded.problems:
+        warn(problem)
+    launch = resolve_launch(
+        cwd=Path.cwd(),
+        agent_name=options.agent,
+        command=command,
+        settings=loaded.settings,
+        paths=paths,
+        protocol=None,
+    )
+    launch = replace(launch, settings=loaded.settings)
+    check_supported(launch)
+    return _Job(
+        action=options.action,
+        launch=launch,
+        scope=scope,
+        ids=tuple(dict.fromkeys(getattr(options, "ids", None) or ())),
+        json=getattr(options, "json", False),
+        yes=getattr(options, "yes", False),
+        dry_run=getattr(options, "dry_run", False),
+        older_than=older_than,
+        older_than_text=getattr(options, "older_than", ""),
+    )
+
+
+def _directory(raw: str) -> Path:
+    path = Path(os.path.expanduser(raw))
+    if not path.exists():
+        raise UsageError(f"{raw}: no such directory")
+    if not path.is_dir():
+        raise UsageError(f"{raw}: not a directory")
+    return Path(os.path.abspath(path))
+
+
+# -- running ---------------------------------------------------------------------------------
+
+
+async def _run_with_agent(job: _Job) -> int:
+    actions: dict[str, Callable[[AgentClient, _Job], Awaitable[int]]] = {
+        "list": _list,
+        "delete": _delete,
+        "prune": _prune,
+    }
+    async with connect(job.launch) as client:
+        return await actions[job.action](client, job)
+
+
+async def _list(client: AgentClient, job: _Job) -> int:
+    reason = client.capabilities.why_not("list")
+    if reason is not None:
+        raise Unsupported(f"{reason}; {LIST_HINT}")
+    listing = await list_all(client, job.scope)
+    if listing.incomplete:
+        warn(f"{listing.incomplete}; the list may be incomplete")
+    if job.json:
+        print(json.dumps([info.to_wire() for info in listing.sessions], indent=2))
+    elif listing.sessions:
+        print(table(listing.sessions, datetime.now(UTC)))
+    else:
+        where = "anywhere" if job.scope.cwd is None else f"in {job.scope.cwd}"
+        print(f"No sessions {where}.")
+    return 0
+
+
+async def _delete(client: AgentClient, job: _Job) -> int:
+    client.require("delete")
+    name = client.capabilities.display_name
+    question = f"Delete {plural(len(job.ids), 'session')} of {name} ({', '.join(job.ids)})?"
+    if not job.yes and not await confirm(question):
+        print("Nothing deleted.", file=sys.stderr)
+        return 1
+    return await _delete_each(client, job, job.ids)
+
+
+async def _prune(client: AgentClient, job: _Job) -> int:
+    reason = client.capabilities.why_not("list")
+    if reason is not None:
+        raise Unsupported(f"{reason}, so it cannot say which sessions are old")
+    if not job.dry_run:
+        client.require("delete")
+    assert job.older_than is not None
+    listing = await list_all(client, job.scope)
+    if listing.incomplete:
+        warn(f"{listing.incomplete}; pruning what was listed")
+    now = datetime.now(UTC)
+    cutoff = now - job.older_than
+    old, skipped = [], 0
+    for info in listing.sessions:
+        when = parse_timestamp(info.updated_at)
+        if when is None:
+            skipped += 1
+        elif when < cutoff:
+            old.append(info)
+    if skipped:
+        print(f"Skipped {plural(skipped, 'session')} without a usable updatedAt.")
+    if not old:
+        print(f"No sessions older than {job.older_than_text}.")
+        return 0
+    print(f"{plural(len(old), 'session')} not updated for {job.older_than_text}:")
+    print(table(old, now))
+    if job.dry_run:
+        print("Dry run: nothing deleted.")
+        return 0
+    if not job.yes and not await confirm(f"Delete these {plural(len(old), 'session')}?"):
+        print("Nothing deleted.", file=sys.stderr)
+        return 1
+    return await _delete_each(client, job, tuple(info.session_id for info in old))
+
+
+async def _delete_each(client: AgentClient, job: _Job, ids: tuple[str, ...]) -> int:
+    cache = TranscriptCache()
+    key = agent_key_for(job.launch)
+    failed = 0
+    for session_id in ids:
+        try:
+            await client.delete_session(session_id)
+        except RpcError as exc:
+            failed += 1
+            print(f"acp-tui: could not delete {session_id}: {exc}", file=sys.stderr)
+            continue
+        cache.forget(key, session_id)
+        print(f"deleted {session_id}")
+    return 1 if failed else 0
+
+
+async def confirm(question: str) -> bool:
+    """Ask on the terminal (stderr, stdin) without blocking the agent's connection."""
+    answer: list[str] = []
+    done = anyio.Event()
+    token = anyio.lowlevel.current_token()
+
+    def ask() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"{question} [y/N] ")
+            sys.stderr.flush()
+            answer.append(sys.stdin.readline())
+        with contextlib.suppress(RuntimeError):  # the command is gone already (interrupted)
+            anyio.from_thread.run_sync(done.set, token=token)
+
+    # A daemon thread: an interrupted command must not wait for a line that never comes.
+    threading.Thread(target=ask, name="confirm", daemon=True).start()
+    await done.wait()
+    return bool(answer) and answer[0].strip().lower() in ("y", "yes")
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line naming the cause of a failed command."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, RpcError):
+        text = f"the agent answered with an error: {exc}"
+    elif isinstance(exc, AgentError | OSError):
+        text = str(exc)
+    else:
+        text = f"unexpected error: {type(exc).__name__}: {exc}"
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__

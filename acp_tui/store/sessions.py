@@ -1,0 +1,185 @@
+"""Provides the per-agent session index of the transcript cache, and timestamp helpers.
+
+The index is one small JSON file per agent listing the sessions this client created or opened
+with that agent (``sessionId``, ``cwd``, ``additionalDirectories``, ``title``, ``updatedAt`` in
+ISO 8601 UTC, ``createdByClient``). It is read whole and rewritten atomically (temporary file in
+the same directory, then ``os.replace``), only when a session is noted or its title or time
+changes, never per streamed chunk. A missing or corrupt index reads as empty.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+INDEX_VERSION = 1
+INDEX_LIMIT = 1000
+"""At most this many sessions are indexed per agent; the least recently updated go first."""
+
+
+def utc_now_iso() -> str:
+    """The current time as ISO 8601 UTC with a ``Z``, to the second."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def parse_timestamp(value: str | None) -> datetime | None:
+    """An ISO 8601 timestamp as an aware datetime; no timezone means UTC; garbage means None."""
+    if not value or not isinstance(value, str):
+        return None
+    text = value.strip()
+    if text[-1:] in ("z", "Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class CachedSession:
+    """One indexed session of one agent."""
+
+    session_id: str
+    cwd: str
+    additional_directories: tuple[str, ...] = ()
+    title: str | None = None
+    updated_at: str | None = None
+    """ISO 8601; what the agent said (``session_info_update``) or when this client used it."""
+    created_by_client: bool = False
+    """Whether this client created the session (as opposed to opening a listed one)."""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Fields of the index entry this version does not know, kept on rewrite."""
+
+    @property
+    def updated(self) -> datetime | None:
+        return parse_timestamp(self.updated_at)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.extra,
+            "sessionId": self.session_id,
+            "cwd": self.cwd,
+            "additionalDirectories": list(self.additional_directories),
+            "title": self.title,
+            "updatedAt": self.updated_at,
+            "createdByClient": self.created_by_client,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> CachedSession | None:
+        """Parse one index entry; None when it is unusable."""
+        if not isinstance(data, dict):
+            return None
+        session_id, cwd = data.get("sessionId"), data.get("cwd")
+        if not isinstance(session_id, str) or not isinstance(cwd, str):
+            return None
+        dirs = data.get("additionalDirectories")
+        title, updated = data.get("title"), data.get("updatedAt")
+        known = {"sessionId", "cwd", "additionalDirectories", "title", "updatedAt"}
+        return cls(
+            session_id=session_id,
+            cwd=cwd,
+            additional_directories=tuple(
+                d for d in (dirs if isinstance(dirs, list) else []) if isinstance(d, str)
+            ),
+            title=title if isinstance(title, str) else None,
+            updated_at=updated if isinstance(updated, str) else None,
+            created_by_client=data.get("createdByClient") is True,
+            extra={k: v for k, v in data.items() if k not in known | {"createdByClient"}},
+        )
+
+
+def newest_first(sessions: Iterable[CachedSession]) -> list[CachedSession]:
+    """Sorted by ``updatedAt``, newest first; sessions without a usable time come last."""
+    return sorted(sessions, key=lambda s: s.updated or _EPOCH, reverse=True)
+
+
+def read_index(path: Path) -> dict[str, CachedSession]:
+    """The index at ``path`` by session id; empty when missing, unreadable or corrupt."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        log.debug("cannot read the session index %s: %s", path, exc)
+        return {}
+    except ValueError as exc:
+        log.warning("ignoring the corrupt session index %s: %s", path, exc)
+        return {}
+    entries = raw.get("sessions") if isinstance(raw, dict) else None
+    sessions: dict[str, CachedSession] = {}
+    for item in entries if isinstance(entries, list) else []:
+        session = CachedSession.from_json(item)
+        if session is not None:
+            sessions[session.session_id] = session
+    return sessions
+
+
+def write_index(path: Path, agent_key: str, sessions: Iterable[CachedSession]) -> list[str]:
+    """Atomically write the index, keeping the newest `INDEX_LIMIT` sessions.
+
+    Returns the ids of the sessions dropped to stay within the limit. Raises ``OSError``.
+    """
+    ordered = newest_first(sessions)
+    kept, dropped = ordered[:INDEX_LIMIT], ordered[INDEX_LIMIT:]
+    document = {
+        "version": INDEX_VERSION,
+        "agent": agent_key,
+        "sessions": [s.to_json() for s in kept],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, ensure_ascii=False, indent=1)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return [s.session_id for s in dropped]
+
+
+def merged(
+    previous: CachedSession | None,
+    session_id: str,
+    *,
+    cwd: str,
+    additional_directories: tuple[str, ...],
+    title: str | None,
+    updated_at: str | None,
+    created: bool,
+) -> CachedSession:
+    """The index entry after noting a session: a new title replaces, None keeps the old one."""
+    if previous is None:
+        return CachedSession(
+            session_id=session_id,
+            cwd=cwd,
+            additional_directories=additional_directories,
+            title=title,
+            updated_at=updated_at or utc_now_iso(),
+            created_by_client=created,
+        )
+    return replace(
+        previous,
+        cwd=cwd,
+        additional_directories=additional_directories,
+        title=title if title is not None else previous.title,
+        updated_at=updated_at or utc_now_iso(),
+        created_by_client=previous.created_by_client or created,
+    )

@@ -1,0 +1,310 @@
+"""Provides TranscriptCache: the client's own record of its sessions, per agent, on disk.
+
+Agents that can resume but not load a session cannot replay its history; a client that keeps its
+own transcript can (proposal 002). Layout under the root (default
+``<data_dir>/transcripts``)::
+
+    <sha256(agent key)[:24]>/index.json            the sessions (see acp_tui.store.sessions)
+    <sha256(agent key)[:24]>/<sha256(id)[:32]>.jsonl  one session's events, appended
+
+Names are hashes, so neither a hostile session id nor an agent command can reach outside the
+root. Each line of a transcript file is one event, written and flushed as it happens::
+
+    {"t": "update", "update": <SessionUpdate wire object>}
+    {"t": "user", "blocks": [<ContentBlock wire object>, ...]}
+
+``user`` events are the prompts the client sent (v1 agents do not echo them in live turns). A
+crash can only tear the last line; readers skip it and the next write starts a fresh line.
+Recording never raises into the caller for disk errors: it logs one warning and carries on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from acp_tui.config.paths import get_paths
+from acp_tui.protocol.content import ContentBlock
+from acp_tui.protocol.updates import SessionUpdate
+from acp_tui.store.sessions import (
+    CachedSession,
+    merged,
+    newest_first,
+    read_index,
+    utc_now_iso,
+    write_index,
+)
+
+__all__ = [
+    "CachedSession",
+    "RecordedEvent",
+    "RecordedUpdate",
+    "RecordedUser",
+    "TranscriptCache",
+]
+
+log = logging.getLogger(__name__)
+
+_UPDATE = TypeAdapter[SessionUpdate](SessionUpdate)
+_BLOCKS = TypeAdapter[list[ContentBlock]](list[ContentBlock])
+
+
+class _Unset(Enum):
+    UNSET = 0
+
+
+_UNSET = _Unset.UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedUpdate:
+    """A `session/update` as received: the wire object of its ``update``."""
+
+    update: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedUser:
+    """A prompt the client sent: its content blocks as wire objects."""
+
+    blocks: list[Any]
+
+
+RecordedEvent = RecordedUpdate | RecordedUser
+
+
+def _digest(text: str, length: int) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+class TranscriptCache:
+    """Recorded sessions of every agent under ``root``; cheap appends, a small index."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root if root is not None else get_paths().data_dir / "transcripts"
+        self.failures = 0
+        """How many writes failed (the first one is logged as a warning, the rest at debug)."""
+        self._clean_tail: set[Path] = set()
+
+    # -- where ---------------------------------------------------------------------------------
+
+    def agent_dir(self, agent_key: str) -> Path:
+        return self.root / _digest(agent_key, 24)
+
+    def index_path(self, agent_key: str) -> Path:
+        return self.agent_dir(agent_key) / "index.json"
+
+    def transcript_path(self, agent_key: str, session_id: str) -> Path:
+        return self.agent_dir(agent_key) / f"{_digest(session_id, 32)}.jsonl"
+
+    # -- recording -----------------------------------------------------------------------------
+
+    def record_update(self, agent_key: str, session_id: str, update_wire: dict[str, Any]) -> None:
+        """Append one `session/update` (the ``update`` wire object)."""
+        self._append(agent_key, session_id, {"t": "update", "update": update_wire})
+
+    def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None:
+        """Append a prompt the client sent, and mark an indexed session as just used."""
+        self._append(agent_key, session_id, {"t": "user", "blocks": list(blocks_wire)})
+        self.update_info(agent_key, session_id, updated_at=utc_now_iso())
+
+    def reset(self, agent_key: str, session_id: str) -> None:
+        """Drop a session's recorded events (before an agent replays the whole history)."""
+        path = self.transcript_path(agent_key, session_id)
+        self._clean_tail.discard(path)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            self._failed(f"could not reset {path}", exc)
+
+    def _append(self, agent_key: str, session_id: str, event: dict[str, Any]) -> None:
+        path = self.transcript_path(agent_key, session_id)
+        try:
+            line = json.dumps(event, separators=(",", ":")).encode("ascii") + b"\n"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a+b") as handle:
+                if path not in self._clean_tail:
+                    # A crash may have torn the last line: start ours on a line of its own.
+                    size = handle.seek(0, os.SEEK_END)
+                    if size:
+                        handle.seek(size - 1)
+                        if handle.read(1) != b"\n":
+                            line = b"\n" + line
+                    self._clean_tail.add(path)
+                handle.write(line)
+        except (OSError, TypeError, ValueError) as exc:
+            self._failed(f"could not record to {path}", exc)
+
+    def _failed(self, what: str, exc: Exception) -> None:
+        self.failures += 1
+        if self.failures == 1:
+            log.warning("%s: %s (the transcript cache carries on without it)", what, exc)
+        else:
+            log.debug("%s: %s", what, exc)
+
+    # -- the index -----------------------------------------------------------------------------
+
+    def note_session(
+        self,
+        agent_key: str,
+        session_id: str,
+        *,
+        cwd: Path | str,
+        additional_directories: Sequence[Path | str] = (),
+        title: str | None = None,
+        updated_at: str | None = None,
+        created: bool = False,
+    ) -> None:
+        """Index a session this client created (``created``) or opened; updatedAt defaults to
+        now, a None title keeps the known one."""
+        index = read_index(self.index_path(agent_key))
+        index[session_id] = merged(
+            index.get(session_id),
+            session_id,
+            cwd=str(cwd),
+            additional_directories=tuple(str(d) for d in additional_directories),
+            title=title,
+            updated_at=updated_at,
+            created=created,
+        )
+        self._save_index(agent_key, index)
+
+    def update_info(
+        self,
+        agent_key: str,
+        session_id: str,
+        *,
+        title: str | _Unset | None = _UNSET,
+        updated_at: str | _Unset | None = _UNSET,
+    ) -> bool:
+        """Apply a title (None clears it) and/or updatedAt (None keeps it) to an indexed session.
+
+        Returns whether the session is indexed; the index is rewritten only on a change.
+        """
+        index = read_index(self.index_path(agent_key))
+        known = index.get(session_id)
+        if known is None:
+            return False
+        changes: dict[str, Any] = {}
+        if not isinstance(title, _Unset) and title != known.title:
+            changes["title"] = title
+        if isinstance(updated_at, str) and updated_at != known.updated_at:
+            changes["updated_at"] = updated_at
+        if changes:
+            index[session_id] = replace(known, **changes)
+            self._save_index(agent_key, index)
+        return True
+
+    def _save_index(self, agent_key: str, index: dict[str, CachedSession]) -> None:
+        path = self.index_path(agent_key)
+        try:
+            dropped = write_index(path, agent_key, index.values())
+        except OSError as exc:
+            self._failed(f"could not write the session index {path}", exc)
+            return
+        for session_id in dropped:
+            self._remove_transcript(agent_key, session_id)
+
+    def sessions(self, agent_key: str) -> list[CachedSession]:
+        """The indexed sessions of an agent, newest first."""
+        return newest_first(read_index(self.index_path(agent_key)).values())
+
+    def session(self, agent_key: str, session_id: str) -> CachedSession | None:
+        return read_index(self.index_path(agent_key)).get(session_id)
+
+    def forget(self, agent_key: str, session_id: str) -> None:
+        """Remove a (deleted) session: its index entry and its recorded events."""
+        index = read_index(self.index_path(agent_key))
+        if index.pop(session_id, None) is not None:
+            self._save_index(agent_key, index)
+        self._remove_transcript(agent_key, session_id)
+
+    def _remove_transcript(self, agent_key: str, session_id: str) -> None:
+        path = self.transcript_path(agent_key, session_id)
+        self._clean_tail.discard(path)
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def has(self, agent_key: str, session_id: str) -> bool:
+        """Whether events of this session were recorded."""
+        try:
+            return self.transcript_path(agent_key, session_id).stat().st_size > 0
+        except OSError:
+            return False
+
+    def events(self, agent_key: str, session_id: str) -> Iterator[RecordedEvent]:
+        """The recorded events, in order, read lazily; torn or foreign lines are skipped."""
+        path = self.transcript_path(agent_key, session_id)
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - closed by the generator below
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            log.warning("cannot read the recorded transcript %s: %s", path, exc)
+            return
+        with handle:
+            try:
+                for raw in handle:
+                    event = _parse_line(raw)
+                    if event is not None:
+                        yield event
+            except OSError as exc:
+                log.warning("stopped reading the recorded transcript %s: %s", path, exc)
+
+    def replay_into(
+        self,
+        agent_key: str,
+        session_id: str,
+        apply_update: Callable[[SessionUpdate], None],
+        add_user: Callable[[list[ContentBlock]], None],
+    ) -> int:
+        """Feed the recorded events, parsed with the protocol models, to the callbacks in order.
+
+        Invalid events are skipped. Returns how many events were replayed.
+        """
+        count = 0
+        for event in self.events(agent_key, session_id):
+            try:
+                if isinstance(event, RecordedUpdate):
+                    update = _UPDATE.validate_python(event.update)
+                else:
+                    blocks = _BLOCKS.validate_python(event.blocks)
+            except ValidationError as exc:
+                log.debug("skipping an invalid recorded event: %s", exc)
+                continue
+            if isinstance(event, RecordedUpdate):
+                apply_update(update)
+            else:
+                add_user(blocks)
+            count += 1
+        return count
+
+
+def _parse_line(raw: bytes) -> RecordedEvent | None:
+    if not raw.strip():
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        log.debug("skipping a torn or corrupt transcript line")
+        return None
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("t")
+    if kind == "update" and isinstance(data.get("update"), dict):
+        return RecordedUpdate(data["update"])
+    if kind == "user" and isinstance(data.get("blocks"), list):
+        return RecordedUser(data["blocks"])
+    return None

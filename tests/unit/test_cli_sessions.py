@@ -1,0 +1,466 @@
+"""`acp-tui sessions list|delete|prune` as real subprocesses against the demo agent."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from acp_tui.cli import main
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.process import AgentCommand
+from acp_tui.client.recorder import agent_key_for
+from acp_tui.commands.listing import parse_duration, relative_time
+from acp_tui.demo_agent.store import SessionRecord, SessionStore
+from acp_tui.store.transcripts import TranscriptCache
+from tests.unit.agent_helpers import WAIT, demo_client
+
+TIMEOUT = 60
+
+
+def demo_argv(data: Path, *flags: str) -> list[str]:
+    return [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data), *flags]
+
+
+def run(
+    *args: str, cwd: Path | None = None, agent: Sequence[str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m acp_tui sessions ARGS [-- AGENT]` with this test's ACP_TUI_HOME, no stdin."""
+    argv = [sys.executable, "-m", "acp_tui", "sessions", *args]
+    if agent is not None:
+        argv += ["--", *agent]
+    result = subprocess.run(
+        argv,
+        env=os.environ.copy(),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert "Traceback" not in result.stdout, result.stdout
+    return result
+
+
+def ids(result: subprocess.CompletedProcess[str]) -> list[str]:
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    assert isinstance(listed, list)
+    return [info["sessionId"] for info in listed]
+
+
+def one_line(result: subprocess.CompletedProcess[str]) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def directory(root: Path, name: str) -> Path:
+    path = root / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path.resolve()
+
+
+async def create_sessions(data: Path, specs: Sequence[tuple[Path, Sequence[Path]]]) -> list[str]:
+    """Create sessions through the client API: (cwd, additional directories) each."""
+    created = []
+    async with demo_client(data, specs[0][0]) as client:
+        with anyio.fail_after(WAIT):
+            for cwd, extra in specs:
+                created.append((await client.new_session(cwd, extra)).session_id)
+    return created
+
+
+def seed(data: Path, records: Sequence[tuple[str, Path, str]]) -> None:
+    """Write sessions (id, cwd, updatedAt) straight into the demo agent's store."""
+    store = SessionStore(data)
+    store.open()
+    try:
+        for session_id, cwd, updated in records:
+            store.put(SessionRecord(session_id, str(cwd), updated_at=updated, created_at=updated))
+    finally:
+        store.close()
+
+
+# -- list --------------------------------------------------------------------------------------
+
+
+async def test_list_reads_every_page(tmp_path: Path) -> None:
+    data, project = tmp_path / "demo", directory(tmp_path, "project")
+    created = await create_sessions(data, [(project, [])] * 5)
+    agent = demo_argv(data, "--page-size", "2")
+
+    as_json = run("list", "--json", cwd=project, agent=agent)
+    assert sorted(ids(as_json)) == sorted(created)
+    assert all(info["cwd"] == str(project) for info in json.loads(as_json.stdout))
+
+    table = run("list", cwd=project, agent=agent)
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0].split() == ["UPDATED", "TITLE", "ID", "CWD", "EXTRA", "ROOTS"]
+    assert len(lines) == 1 + len(created)
+    assert all(session_id in table.stdout for session_id in created)
+    assert "(untitled)" in table.stdout
+    assert "just now" in table.stdout
+
+
+async def test_list_filters_by_directory(tmp_path: Path) -> None:
+    data = tmp_path / "demo"
+    one, two = directory(tmp_path, "one"), directory(tmp_path, "two")
+    in_one, in_two, also_two = await create_sessions(data, [(one, []), (two, []), (two, [])])
+    agent = demo_argv(data, "--page-size", "2")
+
+    assert ids(run("list", "--json", cwd=one, agent=agent)) == [in_one]
+    assert sorted(ids(run("list", "--json", "--cwd", str(two), cwd=one, agent=agent))) == sorted(
+        [in_two, also_two]
+    )
+    everything = ids(run("list", "--json", "--all", cwd=one, agent=agent))
+    assert sorted(everything) == sorted([in_one, in_two, also_two])
+
+    empty = directory(tmp_path, "empty")
+    nothing = run("list", cwd=empty, agent=agent)
+    assert nothing.returncode == 0, nothing.stderr
+    assert nothing.stdout.strip() == f"No sessions in {empty}."
+
+
+async def test_list_add_dir_is_an_exact_ordered_match(tmp_path: Path) -> None:
+    data, project = tmp_path / "demo", directory(tmp_path, "project")
+    x, y = directory(tmp_path, "x"), directory(tmp_path, "y")
+    xy, yx, only_x, none = await create_sessions(
+        data, [(project, [x, y]), (project, [y, x]), (project, [x]), (project, [])]
+    )
+    agent = demo_argv(data)
+    exact = run(
+        "list", "--json", "--add-dir", str(x), "--add-dir", str(y), cwd=project, agent=agent
+    )
+    assert ids(exact) == [xy]
+    assert json.loads(exact.stdout)[0]["additionalDirectories"] == [str(x), str(y)]
+    assert ids(run("list", "--json", "--add-dir", str(x), cwd=project, agent=agent)) == [only_x]
+    everything = ids(run("list", "--json", cwd=project, agent=agent))
+    assert sorted(everything) == sorted([xy, yx, only_x, none])
+    table = run("list", "--add-dir", str(y), "--add-dir", str(x), cwd=project, agent=agent)
+    assert yx in table.stdout
+    assert f"{y}, {x}" in table.stdout
+
+
+def test_list_without_the_capability_points_to_the_app(tmp_path: Path) -> None:
+    result = run("list", agent=demo_argv(tmp_path / "demo", "--capabilities", "delete"))
+    assert result.returncode == 1
+    line = one_line(result)
+    assert line.startswith("acp-tui: ")
+    assert "does not support session/list" in line
+    assert "app's session browser" in line
+
+
+FAKE_AGENT = textwrap.dedent(
+    """
+    import json, sys
+    pages = {None: "c1", "c1": "c2", "c2": "c1"}  # a cursor cycle: c1, c2, c1...
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if "id" not in msg:
+            continue
+        if msg["method"] == "initialize":
+            result = {"protocolVersion": 1,
+                      "agentCapabilities": {"sessionCapabilities": {"list": {}}}}
+        elif msg["method"] == "session/list":
+            cursor = msg["params"].get("cursor")
+            result = {"sessions": [
+                # every page repeats "dup", and the cwd filter is ignored
+                {"sessionId": "dup", "cwd": sys.argv[1], "updatedAt": "2020-01-01T00:00:00"},
+                {"sessionId": "p-" + str(cursor), "cwd": sys.argv[1], "title": "\\x1b[31mred"},
+                {"sessionId": "other-" + str(cursor), "cwd": "/somewhere/else"},
+            ], "nextCursor": pages[cursor]}
+        else:
+            result = None
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+    """
+)
+
+
+def test_list_survives_a_misbehaving_agent(tmp_path: Path) -> None:
+    project = directory(tmp_path, "project")
+    script = tmp_path / "fake_agent.py"
+    script.write_text(FAKE_AGENT, encoding="utf-8")
+    agent = [sys.executable, str(script), str(project)]
+
+    result = run("list", "--json", cwd=project, agent=agent)
+    assert ids(result) == ["dup", "p-None", "p-c1", "p-c2"]
+    assert "repeated a session/list cursor" in result.stderr
+
+    table = run("list", cwd=project, agent=agent)
+    assert table.returncode == 0, table.stderr
+    assert "\x1b" not in table.stdout
+    assert "\\x1b[31mred" in table.stdout
+    assert "2020-01-01" in table.stdout
+
+
+# -- delete ------------------------------------------------------------------------------------
+
+
+async def test_delete_with_yes(tmp_path: Path) -> None:
+    data, project = tmp_path / "demo", directory(tmp_path, "project")
+    gone, kept = await create_sessions(data, [(project, []), (project, [])])
+    agent = demo_argv(data)
+    cache = TranscriptCache()
+    key = agent_key_for(LaunchSpec(agent=AgentCommand(agent), cwd=project))
+    for session_id in (gone, kept):
+        cache.note_session(key, session_id, cwd=project, created=True)
+        cache.record_update(key, session_id, {"sessionUpdate": "plan", "entries": []})
+
+    result = run("delete", gone, "never-existed", "--yes", cwd=project, agent=agent)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"deleted {gone}", "deleted never-existed"]
+    assert ids(run("list", "--json", cwd=project, agent=agent)) == [kept]
+    assert [s.session_id for s in cache.sessions(key)] == [kept]
+    assert not cache.has(key, gone)
+    assert cache.has(key, kept)
+
+
+async def test_delete_without_yes_and_without_a_terminal_refuses(tmp_path: Path) -> None:
+    data, project = tmp_path / "demo", directory(tmp_path, "project")
+    (session_id,) = await create_sessions(data, [(project, [])])
+    result = run("delete", session_id, cwd=project, agent=demo_argv(data))
+    assert result.returncode == 2
+    assert "--yes" in one_line(result)
+    assert ids(run("list", "--json", cwd=project, agent=demo_argv(data))) == [session_id]
+
+
+def test_delete_without_the_capability(tmp_path: Path) -> None:
+    result = run(
+        "delete", "some-id", "--yes", agent=demo_argv(tmp_path / "demo", "--capabilities", "list")
+    )
+    assert result.returncode == 1
+    assert one_line(result) == "acp-tui: acp-tui demo agent does not support session/delete"
+
+
+# -- prune -------------------------------------------------------------------------------------
+
+
+def test_prune(tmp_path: Path) -> None:
+    data, project = tmp_path / "demo", directory(tmp_path, "project")
+    elsewhere = directory(tmp_path, "elsewhere")
+    seed(
+        data,
+        [
+            ("ancient", project, "2020-01-01T00:00:00.000Z"),
+            ("naive-old", project, "2021-01-01T00:00:00"),
+            ("no-time", project, ""),
+            ("recent", project, "2999-01-01T00:00:00.000Z"),
+            ("old-elsewhere", elsewhere, "2020-01-01T00:00:00.000Z"),
+        ],
+    )
+    agent = demo_argv(data, "--page-size", "2")
+
+    dry = run("prune", "--older-than", "30d", "--dry-run", cwd=project, agent=agent)
+    assert dry.returncode == 0, dry.stderr
+    assert "Skipped 1 session without a usable updatedAt." in dry.stdout
+    assert "2 sessions not updated for 30d:" in dry.stdout
+    assert "ancient" in dry.stdout
+    assert "naive-old" in dry.stdout
+    assert "recent" not in dry.stdout
+    assert "old-elsewhere" not in dry.stdout
+    assert "Dry run: nothing deleted." in dry.stdout
+    everything = ["ancient", "naive-old", "no-time", "old-elsewhere", "recent"]
+    assert sorted(ids(run("list", "--json", "--all", agent=agent))) == everything
+
+    unconfirmed = run("prune", "--older-than", "30d", cwd=project, agent=agent)
+    assert unconfirmed.returncode == 2
+    assert "--yes" in one_line(unconfirmed)
+
+    pruned = run("prune", "--older-than", "2w", "--yes", "--all", cwd=project, agent=agent)
+    assert pruned.returncode == 0, pruned.stderr
+    assert sorted(line for line in pruned.stdout.splitlines() if line.startswith("deleted")) == [
+        "deleted ancient",
+        "deleted naive-old",
+        "deleted old-elsewhere",
+    ]
+    assert sorted(ids(run("list", "--json", "--all", agent=agent))) == ["no-time", "recent"]
+
+    nothing = run("prune", "--older-than", "90m", "--yes", cwd=project, agent=agent)
+    assert nothing.returncode == 0, nothing.stderr
+    assert "No sessions older than 90m." in nothing.stdout
+
+
+def test_prune_without_delete_can_still_dry_run(tmp_path: Path) -> None:
+    data, project = tmp_path / "demo", directory(tmp_path, "project")
+    seed(data, [("ancient", project, "2020-01-01T00:00:00.000Z")])
+    agent = demo_argv(data, "--capabilities", "list")
+    dry = run("prune", "--older-than", "1d", "--dry-run", cwd=project, agent=agent)
+    assert dry.returncode == 0, dry.stderr
+    assert "ancient" in dry.stdout
+    refused = run("prune", "--older-than", "1d", "--yes", cwd=project, agent=agent)
+    assert refused.returncode == 1
+    assert "does not support session/delete" in one_line(refused)
+
+
+# -- usage and agent errors --------------------------------------------------------------------
+
+
+def run_in_process(
+    capsys: pytest.CaptureFixture[str], *args: str
+) -> subprocess.CompletedProcess[str]:
+    """`acp-tui sessions ARGS` through `cli.main` in this process (for fast usage checks)."""
+    status = main(["sessions", *args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return subprocess.CompletedProcess(args, status, out, err)
+
+
+@pytest.mark.parametrize("duration", ["30", "d", "0d", "1.5h", "-3d", "30 d", "1y", "9999999w"])
+def test_a_bad_duration_exits_2(capsys: pytest.CaptureFixture[str], duration: str) -> None:
+    result = run_in_process(
+        capsys, "prune", f"--older-than={duration}", "--dry-run", "--", "/no/such/agent"
+    )
+    assert result.returncode == 2
+    assert "duration" in one_line(result)
+
+
+USAGE_ERRORS = [
+    (["list", "-a", "demo", "--", "my-agent"], "not both"),
+    (["list", "--"], "after '--'"),
+    (["list", "--cwd", "/no/such/dir"], "/no/such/dir: no such directory"),
+    (["list", "--add-dir", "/no/such/dir"], "no such directory"),
+    (["list", "--all", "--cwd", "."], "not allowed with argument"),
+    (["list", "-a", "no-such-agent"], "'no-such-agent'"),
+    (["delete"], "required: ID"),
+    (["prune", "--dry-run"], "--older-than"),
+    (["rename"], "invalid choice"),
+    ([], "required: ACTION"),
+]
+
+
+@pytest.mark.parametrize(("args", "needle"), USAGE_ERRORS)
+def test_usage_errors_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], needle: str
+) -> None:
+    result = run_in_process(capsys, *args)
+    assert result.returncode == 2, result.stderr
+    assert needle in one_line(result)
+    assert result.stdout == ""
+
+
+def test_usage_errors_as_a_subprocess() -> None:
+    result = run("prune", "--older-than", "soon", "--dry-run")
+    assert result.returncode == 2
+    assert one_line(result).startswith("acp-tui sessions: error: invalid duration 'soon'")
+
+
+def test_a_missing_agent_command_exits_1_with_one_line(tmp_path: Path) -> None:
+    result = run("list", agent=[str(tmp_path / "no-such-agent"), "--acp"])
+    assert result.returncode == 1
+    line = one_line(result)
+    assert line.startswith("acp-tui: cannot start agent")
+    assert "no-such-agent" in line
+
+
+def test_an_agent_that_dies_at_once_exits_1_with_one_line() -> None:
+    code = "import sys; print('boom\\nmore', file=sys.stderr); sys.exit(3)"
+    result = run("list", agent=[sys.executable, "-c", code])
+    assert result.returncode == 1
+    assert "exited with code 3" in one_line(result)
+
+
+def test_help() -> None:
+    for args in (["--help"], ["list", "--help"], ["delete", "--help"], ["prune", "--help"]):
+        result = run(*args)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith("usage: acp-tui sessions")
+        assert "-- COMMAND ARGS..." in result.stdout
+
+
+def test_sessions_is_a_headless_subcommand() -> None:
+    code = textwrap.dedent(
+        """
+        import contextlib, io, sys
+        from acp_tui.cli import main
+        for argv in (["sessions", "--help"], ["sessions", "list", "--", "/no/such/agent"]):
+            with contextlib.redirect_stdout(io.StringIO()), \\
+                    contextlib.redirect_stderr(io.StringIO()):
+                main(argv)
+        print(",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "rich"))))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=os.environ.copy(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+# -- helpers that need no agent ----------------------------------------------------------------
+
+
+def test_parse_duration() -> None:
+    assert parse_duration("90m").total_seconds() == 90 * 60
+    assert parse_duration("12h").total_seconds() == 12 * 3600
+    assert parse_duration("30d").days == 30
+    assert parse_duration("2w").days == 14
+
+
+def test_relative_time() -> None:
+    from datetime import UTC, datetime
+
+    now = datetime(2025, 6, 15, 12, 0, tzinfo=UTC)
+    cases: dict[str | None, str] = {
+        None: "-",
+        "garbage": "?",
+        "2025-06-15T11:59:30Z": "just now",
+        "2025-06-15T11:00:00": "1h ago",
+        "2025-06-15T11:55:00+00:00": "5m ago",
+        "2025-06-12T12:00:00.000Z": "3d ago",
+        "2025-01-01T00:00:00Z": "2025-01-01",
+        "2030-01-01T00:00:00Z": "2030-01-01",
+    }
+    seen: dict[str | None, Any] = {value: relative_time(value, now) for value in cases}
+    assert seen == cases
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+@pytest.mark.parametrize(("answer", "deleted"), [("y\n", True), ("n\n", False), ("", False)])
+def test_delete_asks_on_a_terminal(tmp_path: Path, answer: str, deleted: bool) -> None:
+    data, project = tmp_path / "demo", directory(tmp_path, "project")
+    (session_id,) = anyio.run(create_sessions, data, [(project, [])])
+    command = ["sessions", "delete", session_id, "--", *demo_argv(data)]
+    controller, terminal = os.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "acp_tui", *command],
+            env=os.environ.copy(),
+            cwd=project,
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        os.write(controller, answer.encode() if answer else b"\x04")  # ^D: end of input
+        out, err = process.communicate(timeout=TIMEOUT)
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert "Traceback" not in err
+    assert f"Delete 1 session of acp-tui demo agent ({session_id})? [y/N]" in err
+    if deleted:
+        assert process.returncode == 0, err
+        assert out == f"deleted {session_id}\n"
+        assert ids(run("list", "--json", cwd=project, agent=demo_argv(data))) == []
+    else:
+        assert process.returncode == 1
+        assert "Nothing deleted." in err
+        assert ids(run("list", "--json", cwd=project, agent=demo_argv(data))) == [session_id]
