@@ -27,6 +27,7 @@ from acp_tui.client.agent import AgentClient, connect
 from acp_tui.client.capabilities import AuthMethodInfo
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.session import LiveSession
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.client_methods import (
@@ -35,6 +36,7 @@ from acp_tui.protocol.client_methods import (
     RequestPermissionRequest,
 )
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.dialogs.auth import AuthDialog
 
@@ -70,6 +72,11 @@ class AgentHost(App[int]):
         self._quit: anyio.Event | None = None
         self._restart: anyio.Event | None = None
         self._agent_worker: Worker[None] | None = None
+        # Every session is recorded locally as it streams: nothing is lost on a crash, and
+        # agents that can only resume (or cannot list) still get replay and a browser.
+        self.transcripts = TranscriptCache(self.paths.data_dir / "transcripts")
+        self.agent_key = agent_key_for(launch)
+        self.recorder = SessionRecorder(self.transcripts, self.agent_key)
 
     @property
     def agent_display_name(self) -> str:
@@ -135,6 +142,7 @@ class AgentHost(App[int]):
             self.launch, permission_handler=self.ask_permission, paths=self.paths
         ) as client:
             self.client = client
+            self.recorder.attach(client)
             self.agent_alive = True
             self.refresh_bindings()
             self.chat.set_agent_status("opening a session…")
@@ -156,7 +164,9 @@ class AgentHost(App[int]):
         old = self.session
         caps = client.capabilities
         if old is None:
-            return await client.new_session(self.launch.cwd, self.launch.additional_directories)
+            session = await client.new_session(self.launch.cwd, self.launch.additional_directories)
+            self.recorder.note(session, created=True)
+            return session
         if caps.can_resume:
             session = await client.resume_session(
                 old.session_id, old.cwd, old.additional_directories, transcript=old.transcript
@@ -164,10 +174,12 @@ class AgentHost(App[int]):
             session.transcript.add_notice("Reconnected to the session (resumed).")
             return session
         if caps.can_load:
+            self.recorder.expect_replay(old.session_id)
             session = await client.load_session(old.session_id, old.cwd, old.additional_directories)
             session.transcript.add_notice("Reconnected to the session (history replayed).")
             return session
         session = await client.new_session(old.cwd, old.additional_directories)
+        self.recorder.note(session, created=True)
         session.transcript.add_notice(
             f"{caps.display_name} cannot reopen sessions (no session/load or session/resume): "
             "this is a new session.",

@@ -96,6 +96,7 @@ class AcpApp(AgentHost):
         blocks = build_prompt_blocks(
             text, attachments, embedded_context=client.capabilities.prompt_embedded_context
         )
+        self.recorder.record_prompt(session.session_id, blocks)
         try:
             await self.authenticated(client, lambda: client.prompt(session.session_id, blocks))
         except NeedsTerminalLogin as need:

@@ -85,3 +85,32 @@ async def test_missing_agent_command_is_reported_not_raised(
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: "could not talk" in app.chat.agent_status)
         assert app.session is None
+
+
+async def test_every_turn_is_recorded_locally_as_it_streams(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    from acp_tui.client.transcript import MessageEntry, Transcript
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"think markdown", "enter")
+        await wait_for(pilot, lambda: "def greet" in screen_text(app))
+        await wait_for(
+            pilot, lambda: app.session is not None and app.session.transcript.state == "idle"
+        )
+        assert app.session is not None
+        session_id = app.session.session_id
+        live = [
+            (e.role, e.text) for e in app.session.transcript.entries if isinstance(e, MessageEntry)
+        ]
+    [cached] = app.transcripts.sessions(app.agent_key)
+    assert cached.session_id == session_id
+    assert cached.title  # the agent's session_info_update reached the index
+    replayed = Transcript(session_id)
+    app.transcripts.replay_into(
+        app.agent_key, session_id, replayed.apply, replayed.add_user_message
+    )
+    again = [(e.role, e.text) for e in replayed.entries if isinstance(e, MessageEntry)]
+    assert again == live
