@@ -1,21 +1,26 @@
-"""Provides the Rich renderables for transcript entries (no widgets here).
+"""Provides the Rich renderables for transcript entries, and BlockScanner (no widgets here).
 
 Agent text is never interpreted as markup or terminal escapes: control characters are made
 visible by :func:`sanitize` and text is built with ``Text(...)``, never ``from_markup``.
 Colours come from the transcript view's component classes, which the theme styles.
+
+Messages are cut by :class:`BlockScanner` into bounded units (markdown groups, pieces of code
+fences, pieces of plain text) so that a view renders each unit once and re-renders only the
+growing last one; no unit is ever larger than a few kilobytes, whatever the message's size.
 """
 
 from __future__ import annotations
 
 import difflib
+import io
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
@@ -48,8 +53,11 @@ def _visible(match: re.Match[str]) -> str:
 
 
 def sanitize(text: str) -> str:
-    """Make control characters (escape sequences included) visible instead of live."""
-    return _CONTROL.sub(_visible, text)
+    """Make control characters (escape sequences included) visible instead of live.
+
+    A CRLF line end is an ordinary line end; a lone carriage return stays visible.
+    """
+    return _CONTROL.sub(_visible, text.replace("\r\n", "\n"))
 
 
 class Styles(NamedTuple):
@@ -110,6 +118,8 @@ def _render_message(entry: MessageEntry, options: RenderOptions) -> RenderableTy
         if not options.show_thoughts:
             return Text("💭 (thought hidden)", style=styles.thought)
         return Padding(Text(text, style=styles.thought), (0, 0, 0, 2))
+    from rich.markdown import Markdown  # deferred: not needed for the first frame
+
     return Markdown(text, code_theme=styles.code_theme, hyperlinks=False)
 
 
@@ -133,16 +143,40 @@ def _render_tool_call(entry: ToolCallEntry, options: RenderOptions) -> Renderabl
             body = (
                 block.text if isinstance(block, TextContent) else f"[{getattr(block, 'type', '?')}]"
             )
-            parts.append(Padding(Text(sanitize(body)), (0, 0, 0, 2)))
+            parts.append(Padding(Text(sanitize(clip_lines(body))), (0, 0, 0, 2)))
         else:
             kind = getattr(item, "type", "?")
             parts.append(Text(f"  [tool output of kind {kind!r} not shown]", style=styles.notice))
     return Group(*parts)
 
 
+MAX_TOOL_LINES = 400
+MAX_TOOL_CHARS = 64_000
+MAX_DIFF_INPUT = 400_000
+
+
+def clip_lines(text: str, lines: int = MAX_TOOL_LINES, chars: int = MAX_TOOL_CHARS) -> str:
+    """At most ``lines`` lines and ``chars`` characters of ``text``, saying what was left out."""
+    head = text[:chars]
+    kept = head.split("\n", lines)
+    if len(kept) > lines:
+        head = "\n".join(kept[:lines])
+    if len(head) == len(text):
+        return text
+    rest = text.count("\n", len(head)) + 1
+    return f"{head}\n… ({rest} more lines, {len(text) - len(head)} more characters not shown)"
+
+
 def render_diff(path: str, old: str | None, new: str, styles: Styles) -> Text:
-    """A coloured unified diff; a ``None`` old text means a new file."""
+    """A coloured unified diff; a ``None`` old text means a new file.
+
+    Big inputs are not diffed (difflib is quadratic at worst) and long diffs are clipped, so a
+    tool call with a huge file never stalls the view.
+    """
     label = "new file" if old is None else "edit"
+    if len(old or "") + len(new) > MAX_DIFF_INPUT:
+        summary = f"  {label}: {sanitize(path)} (too large to show: {len(new)} characters)"
+        return Text(summary, style=styles.tool_meta)
     lines = difflib.unified_diff(
         (old or "").splitlines(),
         new.splitlines(),
@@ -151,7 +185,10 @@ def render_diff(path: str, old: str | None, new: str, styles: Styles) -> Text:
         lineterm="",
     )
     text = Text(f"  {label}: {sanitize(path)}\n", style=styles.tool_meta)
-    for line in lines:
+    for count, line in enumerate(lines):
+        if count >= MAX_TOOL_LINES:
+            text.append("  … (diff clipped)\n", style=styles.tool_meta)
+            break
         style = Style()
         if line.startswith("+") and not line.startswith("+++"):
             style = styles.diff_add
@@ -211,3 +248,253 @@ def render_json(value: Any) -> str:
         return json.dumps(value, indent=2, ensure_ascii=False)[:4000]
     except (TypeError, ValueError):
         return repr(value)[:4000]
+
+
+# -- messages cut into bounded pieces -------------------------------------------------------
+
+PieceKind = Literal["md", "code", "plain"]
+
+MD_LINES = 60
+MD_CHARS = 6_000
+GROUP_CHARS = 1_500
+CODE_LINES = 40
+CODE_CHARS = 2_400
+PLAIN_LINES = 80
+PLAIN_CHARS = 6_000
+_FENCES = ("```", "~~~")
+
+
+@dataclass(slots=True)
+class Piece:
+    """One bounded part of a message, as :class:`BlockScanner` cut it."""
+
+    kind: PieceKind
+    text: str
+    glue: bool = False  # continues the previous piece: no blank line between them
+    first: bool = True  # code: holds the opening fence; plain: starts the message
+    last: bool = True  # code: holds the closing fence
+    info: str = ""  # code: the lexer; md: an indented fence line to reopen (cut inside it)
+
+
+def _marker(stripped: str) -> str:
+    """The run of backticks or tildes that opens a fence."""
+    return stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
+
+
+def _closes(line: str, marker: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(marker) and stripped == stripped[0] * len(stripped)
+
+
+def _cut(text: str, start: int, limit: int) -> int:
+    """Where to cut one over-long line: after the last space before ``limit``, else at it."""
+    space = text.rfind(" ", start, limit)
+    return space + 1 if space > start else limit
+
+
+class BlockScanner:
+    """Cuts a growing message into bounded pieces, at the same places however it streams in.
+
+    Markdown is cut at blank lines outside code fences once a group holds ``GROUP_CHARS``
+    characters, around fences that start in column 0 (rendered as code pieces), and, for one
+    giant paragraph or fence, every few dozen lines or kilobytes. Plain text is cut by lines.
+    Only whole lines decide a cut, so a piece once returned is final. The scanner keeps the
+    unconsumed text only; :meth:`compact` drops what was consumed.
+    """
+
+    def __init__(self, markdown: bool) -> None:
+        self.markdown = markdown
+        self.buffer = ""
+        self.start = 0
+        self.glue = False
+        self.code: tuple[str, str] | None = None  # (marker, lexer) inside a column-0 fence
+        self.code_first = True
+        self.reopen = ""  # the indented fence line the current markdown piece starts inside
+
+    def feed(self, text: str) -> None:
+        self.buffer += text
+
+    def compact(self) -> None:
+        if self.start:
+            self.buffer = self.buffer[self.start :]
+            self.start = 0
+
+    @property
+    def pending(self) -> int:
+        """Characters not yet returned as complete pieces."""
+        return len(self.buffer) - self.start
+
+    def next_piece(self) -> Piece | None:
+        """The next complete piece, or None when what is left may still grow."""
+        if not self.markdown:
+            return self._plain()
+        if self.code is not None:
+            return self._code()
+        return self._markdown()
+
+    def tail(self) -> Piece | None:
+        """What is left, as a provisional piece (the still-growing end of the message)."""
+        text = self.buffer[self.start :]
+        if self.code is not None:
+            if not text and not self.code_first:
+                return None
+            return Piece("code", text, self.glue, self.code_first, True, self.code[1])
+        if not text:
+            return None
+        if not self.markdown:
+            return Piece("plain", text, self.glue, not self.glue)
+        return Piece("md", text, self.glue, info=self.reopen)
+
+    def _whole_lines(self, max_lines: int, max_chars: int) -> int | None:
+        """The end of the longest run of whole lines within the caps, if a cut is due."""
+        buf, start = self.buffer, self.start
+        limit = start + max_chars
+        end, lines = start, 0
+        while lines < max_lines:
+            newline = buf.find("\n", end, limit)
+            if newline < 0:
+                break
+            end, lines = newline + 1, lines + 1
+        if lines >= max_lines or (len(buf) >= limit and end > start):
+            return end
+        if len(buf) > limit:
+            return _cut(buf, start, limit)
+        return None
+
+    def _take(self, kind: PieceKind, end: int, *, next_glue: bool, **fields: Any) -> Piece:
+        piece = Piece(kind, self.buffer[self.start : end], self.glue, **fields)
+        self.start, self.glue = end, next_glue
+        return piece
+
+    def _plain(self) -> Piece | None:
+        end = self._whole_lines(PLAIN_LINES, PLAIN_CHARS)
+        if end is None:
+            return None
+        return self._take("plain", end, next_glue=True, first=not self.glue)
+
+    def _code(self) -> Piece | None:
+        assert self.code is not None
+        marker, lexer = self.code
+        buf, start = self.buffer, self.start
+        position, limit = start, start + CODE_CHARS
+        for _ in range(CODE_LINES):
+            newline = buf.find("\n", position, limit)
+            if newline < 0:
+                break
+            if _closes(buf[position:newline], marker):
+                piece = Piece("code", buf[start:position], self.glue, self.code_first, True, lexer)
+                self.start, self.glue, self.code = newline + 1, False, None
+                return piece
+            position = newline + 1
+        end = self._whole_lines(CODE_LINES, CODE_CHARS)
+        if end is None:
+            return None
+        first, self.code_first = self.code_first, False
+        return self._take("code", end, next_glue=True, first=first, last=False, info=lexer)
+
+    def _markdown(self) -> Piece | None:
+        buf, start = self.buffer, self.start
+        opened = self.reopen.lstrip()
+        fence = _marker(opened) if opened else None
+        position, limit, lines = start, start + MD_CHARS, 0
+        while lines < MD_LINES:
+            newline = buf.find("\n", position, limit)
+            if newline < 0:
+                break
+            line = buf[position:newline]
+            stripped = line.lstrip()
+            if fence is None and line.startswith(_FENCES):
+                if position > start:
+                    return self._markdown_piece(position, "")
+                marker = _marker(line)
+                self.code = (marker, line[len(marker) :].strip().partition(" ")[0] or "text")
+                self.code_first, self.start = True, newline + 1
+                return self._code()
+            if fence is None and stripped.startswith(_FENCES):
+                fence, opened = _marker(stripped), line
+            elif fence is None and not stripped and newline + 1 - start >= GROUP_CHARS:
+                return self._markdown_piece(newline + 1, "", glue=False)
+            elif fence is not None and _closes(line, fence):
+                fence = None
+            position, lines = newline + 1, lines + 1
+        if lines >= MD_LINES or (len(buf) >= limit and position > start):
+            return self._markdown_piece(position, opened if fence else "")
+        if len(buf) > limit:
+            return self._markdown_piece(_cut(buf, start, limit), opened if fence else "")
+        return None
+
+    def _markdown_piece(self, end: int, reopen: str, *, glue: bool = True) -> Piece:
+        piece = self._take("md", end, next_glue=glue, info=self.reopen)
+        self.reopen = reopen
+        if not reopen and end < len(self.buffer) and self.buffer.startswith(_FENCES, end):
+            self.glue = False
+        return piece
+
+
+def render_piece(piece: Piece, styles: Styles) -> RenderableType:
+    """The renderable of a markdown or code piece."""
+    # Deferred imports: markdown-it and pygments are not needed for the first frame.
+    from rich.markdown import Markdown
+    from rich.syntax import Syntax
+
+    if piece.kind == "code":
+        padding = (1 if piece.first else 0, 1, 1 if piece.last else 0, 1)
+        code = sanitize(piece.text).rstrip("\n")
+        return Syntax(code, piece.info, theme=styles.code_theme, word_wrap=True, padding=padding)
+    text = f"{piece.info}\n{piece.text}" if piece.info else piece.text
+    return Markdown(sanitize(text), code_theme=styles.code_theme, hyperlinks=False)
+
+
+def render_plain_piece(piece: Piece, role: str, styles: Styles) -> RenderableType:
+    """A piece of a user message or a thought: literal text, never markdown."""
+    body = sanitize(piece.text).rstrip("\n")
+    if role == "user":
+        if piece.first:
+            line = Text("❯ ", style=styles.user)
+            line.append(body, style=styles.user_text)
+            return line
+        return Padding(Text(body, style=styles.user_text), (0, 0, 0, 2))
+    return Padding(Text(body, style=styles.thought), (0, 0, 0, 2))
+
+
+def render_thought_header(preview: str, expanded: bool, styles: Styles) -> Text:
+    """The one line that stands for a thought; clicking it expands or collapses the thought."""
+    if expanded:
+        return Text("💭 thought — click to collapse", style=styles.thought, no_wrap=True)
+    words = " ".join(sanitize(preview).split())
+    text = Text("💭 thought — click to expand", style=styles.thought, no_wrap=True)
+    if words:
+        text.append(f": {words}", style=styles.tool_meta)
+    text.overflow = "ellipsis"
+    return text
+
+
+warmed_up = threading.Event()
+_warm_up_lock = threading.Lock()
+
+
+def warm_up_in_background() -> None:
+    """Load markdown-it and pygments (and compile a lexer) in a thread, once per process.
+
+    They cost ~100 ms on first use; paid in a thread after the first frame, that is never a
+    stall of the event loop when the first reply streams in.
+    """
+    with _warm_up_lock:
+        if getattr(warm_up_in_background, "started", False):
+            return
+        warm_up_in_background.started = True  # type: ignore[attr-defined]
+    threading.Thread(target=_warm_up, name="acp-tui-warm-up", daemon=True).start()
+
+
+def _warm_up() -> None:
+    from rich.console import Console
+
+    try:
+        console = Console(file=io.StringIO(), width=80, color_system="truecolor")
+        sample = "# *Warm* up\n\n- a `b` [c](d)\n\n```python\ndef f(x):\n    return x\n```\n"
+        console.print(render_piece(Piece("md", sample), Styles()))
+        for theme in ("monokai", "default"):
+            code = Piece("code", "def f(x: int) -> str:\n    return 'x'\n", info="python")
+            console.print(render_piece(code, Styles(code_theme=theme)))
+    finally:
+        warmed_up.set()

@@ -1,65 +1,115 @@
 """Provides TranscriptView: a line-based scroll view of a session transcript.
 
-Built for any length (DESIGN §4): each entry is rendered once to cached strips and re-rendered
-only when its revision or the width changes; only visible lines are painted; changes are
-coalesced and flushed at most ~30 times a second instead of per chunk. Long streamed markdown
-is split at block boundaries so that only the growing last block is re-rendered.
+Built for any length (DESIGN §4). Each entry is laid out as units: a whole tool call, plan or
+notice, or one bounded piece of a message (see ``BlockScanner``). Units render lazily, only when
+they come into view (others count with an estimated height), and once: a unit re-renders only
+when its entry changes, or the width or theme does. Only visible lines are painted, changes are
+flushed at most ~30 times a second, and scanning a huge message is spread over several flushes,
+so the event loop never waits on the transcript's size.
 """
 
 from __future__ import annotations
 
 import bisect
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
+from rich.cells import cell_len
 from rich.console import Console, RenderableType
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual import events
+from textual.geometry import Offset, Size
 from textual.reactive import var
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 
-from acp_tui.client.transcript import Change, MessageEntry, Transcript
-from acp_tui.ui.render import RenderOptions, Styles, TerminalLookup, render_entry, sanitize
+from acp_tui.client.transcript import Change, MessageEntry, Transcript, TranscriptEntry
+from acp_tui.ui.render import (
+    BlockScanner,
+    Piece,
+    RenderOptions,
+    Styles,
+    TerminalLookup,
+    render_entry,
+    render_piece,
+    render_plain_piece,
+    render_thought_header,
+    warm_up_in_background,
+)
 
 FLUSH_INTERVAL = 1 / 30
+SCAN_BUDGET = 128_000  # characters of message text cut into pieces per flush
+_EMPTY = Strip([], 0)
+
+
+@dataclass(eq=False, slots=True)
+class Unit:
+    """A part of an entry that renders on its own; ``strips`` is None until it is in view."""
+
+    kind: Literal["entry", "header", "piece"]
+    piece: Piece | None = None
+    sep: bool = False  # a blank line before it
+    strips: list[Strip] | None = None
+    height: int = 1
+
+    def estimate(self, width: int) -> None:
+        """Forget the rendering; guess the height (an entry keeps its last height)."""
+        self.strips = None
+        piece = self.piece
+        if piece is not None:
+            text = piece.text
+            guess = text.count("\n") + len(text) // max(width - 4, 1) + 1
+            self.height = guess + (2 if piece.kind == "code" else 0)
 
 
 @dataclass(slots=True)
-class _Cached:
+class Layout:
+    """One entry in lines: its units, their cumulative line offsets and its message scanner."""
+
     revision: int = -1
-    width: int = -1
-    strips: list[Strip] = field(default_factory=list)
-    # Streaming markdown: blocks already final, and how much text they cover.
-    stable: list[list[Strip]] = field(default_factory=list)
-    stable_len: int = 0
+    key: tuple[bool, ...] = ()
+    units: list[Unit] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=lambda: [0])
+    scanner: BlockScanner | None = None
+    parts: list[str] | None = None
+    parts_seen: int = 0
+    has_tail: bool = False
+    backlog: bool = False
+
+    @property
+    def height(self) -> int:
+        return self.offsets[-1] + 1 if self.units else 0  # plus one blank line after the entry
+
+    def relayout(self, start: int = 0) -> None:
+        offsets = self.offsets
+        del offsets[start + 1 :]
+        total = offsets[start]
+        for unit in self.units[start:]:
+            total += unit.height + unit.sep
+            offsets.append(total)
 
 
-def split_blocks(text: str) -> list[str]:
-    """Split markdown at blank lines outside code fences, keeping each block's text."""
-    blocks: list[str] = []
-    current: list[str] = []
-    fence: str | None = None
-    for line in text.splitlines(keepends=True):
-        stripped = line.lstrip()
-        if fence is None and stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-        elif fence is not None and stripped.startswith(fence):
-            fence = None
-        if fence is None and not line.strip() and current:
-            current.append(line)
-            blocks.append("".join(current))
-            current = []
-            continue
-        current.append(line)
-    if current:
-        blocks.append("".join(current))
-    return blocks
+def highlight(strip: Strip, start: int, end: int, style: Style) -> Strip:
+    """``strip`` with characters ``start:end`` (``end`` -1: to the end) in ``style``."""
+    text = strip.text
+    end = len(text) if end == -1 else min(end, len(text))
+    if start >= end:
+        return strip
+    left = cell_len(text[:start])
+    right = left + cell_len(text[start:end])
+    before, middle, after = strip.divide([left, right, strip.cell_length])
+    marked = Strip(Segment.apply_style(middle, post_style=style), right - left)
+    return Strip.join([before, marked, after])
 
 
 class TranscriptView(ScrollView, can_focus=True):
-    """Shows a transcript; follows the end while the user has not scrolled away."""
+    """Shows a transcript; follows the end while the user has not scrolled away from it."""
+
+    ALLOW_SELECT = True
 
     COMPONENT_CLASSES = {
         "transcript--user",
@@ -78,6 +128,7 @@ class TranscriptView(ScrollView, can_focus=True):
     TranscriptView {
         background: $surface;
         padding: 0 1;
+        overflow-x: hidden;
         & > .transcript--user { color: $primary; text-style: bold; }
         & > .transcript--thought { color: $text-muted; text-style: italic; }
         & > .transcript--tool { color: $secondary; text-style: bold; }
@@ -92,18 +143,26 @@ class TranscriptView(ScrollView, can_focus=True):
     """
 
     show_thoughts: var[bool] = var(True)
+    """Show thoughts at all (a setting); False hides them entirely."""
+    expand_thoughts: var[bool] = var(False)
+    """Whether thoughts start expanded; a click on a thought's header toggles that one."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.transcript: Transcript | None = None
         self.terminal_lookup: TerminalLookup | None = None
         self._unsubscribe: object = None
-        self._cache: list[_Cached] = []
+        self._layouts: list[Layout] = []
         self._offsets: list[int] = [0]
+        self._stale_from: int | None = None
         self._dirty: set[int] = set()
-        self._all_dirty = True
+        self._missing = False
         self._width = 0
         self._styles: Styles | None = None
+        self._expanded: dict[int, bool] = {}
+        self._follow = True
+        self._seen_scroll_y = 0
+        self._render_after = 0.0
         self.flushes = 0
 
     # -- wiring ----------------------------------------------------------------------------
@@ -114,34 +173,52 @@ class TranscriptView(ScrollView, can_focus=True):
             self._unsubscribe()
         self.transcript = transcript
         self.terminal_lookup = terminal_lookup
-        self._cache = []
-        self._all_dirty = True
-        self._unsubscribe = transcript.subscribe(self._on_change)
+        self._layouts, self._offsets, self._expanded = [], [0], {}
+        self._dirty.clear()
+        self._stale_from = 0
+        self._follow = True
+        self._unsubscribe = transcript.subscribe(self.note_change)
         self.flush()
 
     def on_mount(self) -> None:
         self.set_interval(FLUSH_INTERVAL, self.flush)
+        self.call_after_refresh(warm_up_in_background)
 
     def on_unmount(self) -> None:
         if callable(self._unsubscribe):
             self._unsubscribe()
 
-    def _on_change(self, change: Change) -> None:
+    def note_change(self, change: Change) -> None:
         if change.index is not None:
             self._dirty.add(change.index)
 
     def watch_show_thoughts(self) -> None:
-        self._all_dirty = True
-        self._cache = []
+        self.relayout_thoughts()
+
+    def watch_expand_thoughts(self) -> None:
+        self._expanded.clear()
+        self.relayout_thoughts()
+
+    def relayout_thoughts(self) -> None:
+        if self.transcript is not None:
+            for index, entry in enumerate(self.transcript.entries):
+                if isinstance(entry, MessageEntry) and entry.role == "thought":
+                    self._dirty.add(index)
+            self.flush()
+
+    def toggle_thought(self, index: int) -> None:
+        """Expand a collapsed thought, or collapse an expanded one."""
+        self._expanded[index] = not self._expanded.get(index, self.expand_thoughts)
+        self._dirty.add(index)
         self.flush()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
-        self._all_dirty = True
-        self._cache = []
-
-    # -- rendering -------------------------------------------------------------------------
+        for layout in self._layouts:
+            for unit in layout.units:
+                unit.strips = None
+        self._missing = True
 
     @property
     def styles_for_render(self) -> Styles:
@@ -168,104 +245,360 @@ class TranscriptView(ScrollView, can_focus=True):
 
     @property
     def following(self) -> bool:
-        return self.scroll_offset.y >= self.max_scroll_y - 1
+        """True while the view sticks to the end (the user has not scrolled up)."""
+        y = self.scroll_offset.y
+        if y != self._seen_scroll_y:
+            self._seen_scroll_y = y
+            self._follow = y >= self.max_scroll_y
+        return self._follow
+
+    @property
+    def settled(self) -> bool:
+        """True when everything that changed is laid out and everything in view is rendered."""
+        width = max(self.scrollable_content_region.width, 10)
+        idle = not self._dirty and not self._missing and self._stale_from is None
+        return idle and width == self._width
+
+    def is_current(self, index: int) -> bool:
+        """True when entry ``index`` is laid out at its latest revision."""
+        if self.transcript is None or index >= len(self._layouts):
+            return False
+        layout = self._layouts[index]
+        entry = self.transcript.entries[index]
+        return layout.revision == entry.revision and not layout.backlog
+
+    # -- laying out ------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Re-render what changed since the last flush and update the scroll size."""
+        """Lay out what changed, render what is in view, and update the scroll size."""
         transcript = self.transcript
         if transcript is None or not self.is_mounted:
             return
         width = max(self.scrollable_content_region.width, 10)
+        following = self.following
         if width != self._width:
             self._width = width
-            self._all_dirty = True
-        count = len(transcript.entries)
-        if not self._all_dirty and not self._dirty and count == len(self._cache):
+            for layout in self._layouts:
+                for unit in layout.units:
+                    unit.estimate(width)
+                layout.relayout()
+            self._mark(0)
+        entries = transcript.entries
+        while len(self._layouts) < len(entries):
+            self._dirty.add(len(self._layouts))
+            self._layouts.append(Layout())
+        if not self._dirty and not self._missing and self._stale_from is None:
             return
-        following = self.following
-        while len(self._cache) < count:
-            self._cache.append(_Cached())
-        indices = range(count) if self._all_dirty else sorted(i for i in self._dirty if i < count)
-        self._dirty.clear()
-        self._all_dirty = False
-        console = self.app.console
-        for index in indices:
-            self._render_entry_lines(index, console, width)
+        budget = SCAN_BUDGET
+        for index in sorted(self._dirty):
+            if index < len(entries):
+                budget -= self._update(index, entries[index], budget)
+        self._dirty = {i for i in self._dirty if i < len(entries) and self._layouts[i].backlog}
+        if self._dirty:
+            self.call_later(self.flush)  # a backlog: go on as soon as others had their turn
         self._rebuild_offsets()
-        self.virtual_size = Size(width, self._offsets[-1])
+        started = time.perf_counter()
+        if started >= self._render_after:
+            self._missing = False
+            self._render_window(following)
+            # Rendering takes at most about half of the time, however fast text streams in.
+            self._render_after = 2 * time.perf_counter() - started
+        else:
+            self._missing = True
+            self._place(following, 0)
         self.flushes += 1
-        if following:
-            self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
         self.refresh()
 
-    def _options(self) -> RenderOptions:
-        return RenderOptions(self.styles_for_render, self.show_thoughts, self.terminal_lookup)
+    def _mark(self, index: int) -> None:
+        if self._stale_from is None or index < self._stale_from:
+            self._stale_from = index
 
-    def _render_entry_lines(self, index: int, console: Console, width: int) -> None:
+    def _key(self, index: int, entry: TranscriptEntry) -> tuple[bool, ...]:
+        if isinstance(entry, MessageEntry) and entry.role == "thought":
+            return (self.show_thoughts, self._expanded.get(index, self.expand_thoughts))
+        return ()
+
+    def _update(self, index: int, entry: TranscriptEntry, budget: int) -> int:
+        """Bring one entry's layout up to date; returns the characters it scanned."""
+        layout = self._layouts[index]
+        key = self._key(index, entry)
+        if key != layout.key:
+            layout = self._layouts[index] = Layout(key=key)
+        if layout.revision == entry.revision and not layout.backlog:
+            return 0
+        self._mark(index)
+        layout.revision = entry.revision
+        if not isinstance(entry, MessageEntry):
+            height = layout.units[0].height if layout.units else 1
+            layout.units = [Unit("entry", height=height)]
+            layout.relayout()
+            return 0
+        if entry.role == "thought":
+            if not self.show_thoughts:
+                layout.units = []
+                layout.relayout()
+                return 0
+            if not key[1]:
+                layout.units = [Unit("header")]
+                layout.relayout()
+                return 0
+        return self._scan(entry, layout, budget)
+
+    def _scan(self, entry: MessageEntry, layout: Layout, budget: int) -> int:
+        scanner = layout.scanner
+        reset = layout.parts is not entry.parts or len(entry.parts) < layout.parts_seen
+        if scanner is None or reset:
+            scanner = layout.scanner = BlockScanner(markdown=entry.role == "agent")
+            layout.parts, layout.parts_seen, layout.has_tail = entry.parts, 0, False
+            layout.units = [Unit("header")] if entry.role == "thought" else []
+            layout.relayout()
+        if layout.parts_seen < len(entry.parts):
+            scanner.feed("".join(entry.parts[layout.parts_seen :]))
+            layout.parts_seen = len(entry.parts)
+        units = layout.units
+        if layout.has_tail:
+            units.pop()
+            layout.has_tail = False
+        first_changed = len(units)
+        scanned = 0
+        while scanned < budget:
+            piece = scanner.next_piece()
+            if piece is None:
+                break
+            scanned += len(piece.text)
+            units.append(self._piece_unit(piece, units))
+        layout.backlog = scanned >= budget and scanner.pending > 0
+        scanner.compact()
+        tail = None if layout.backlog else scanner.tail()
+        if tail is not None:
+            units.append(self._piece_unit(tail, units))
+            layout.has_tail = True
+        layout.relayout(min(first_changed, len(layout.offsets) - 1))
+        return scanned
+
+    def _piece_unit(self, piece: Piece, units: list[Unit]) -> Unit:
+        unit = Unit(
+            "piece", piece, sep=not piece.glue and bool(units) and units[-1].kind != "header"
+        )
+        unit.estimate(self._width)
+        return unit
+
+    def _rebuild_offsets(self) -> None:
+        start = self._stale_from
+        if start is None:
+            return
+        self._stale_from = None
+        offsets = self._offsets
+        start = min(start, len(offsets) - 1)
+        del offsets[start + 1 :]
+        total = offsets[start]
+        for layout in self._layouts[start:]:
+            total += layout.height
+            offsets.append(total)
+
+    def _render_window(self, following: bool) -> None:
+        """Render the units in (and a page around) the view; keep the view's place."""
+        page = max(self.scrollable_content_region.height, 1)
+        for _ in range(4):
+            total = self._offsets[-1]
+            top = max(0, total - page) if following else self.scroll_offset.y
+            shift = 0
+            first, last = (top, total) if following else (top - page // 2, top + page + page // 2)
+            todo = [u for u in self.iter_units(first, last) if u[2].strips is None]
+            for index, start, unit in todo:
+                old = unit.height
+                self.render_unit(index, unit)
+                if not following and start < top:
+                    shift += unit.height - old
+            self._rebuild_offsets()
+            self._place(following, shift)
+            if not todo:
+                return
+
+    def _place(self, following: bool, shift: int) -> None:
+        """Set the scroll size; stick to the end, or keep what is in view where it was."""
+        top = self.scroll_offset.y
+        self.virtual_size = Size(self._width, self._offsets[-1])
+        if following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+        elif shift:
+            self.scroll_to(y=top + shift, animate=False, immediate=True, force=True)
+        self._seen_scroll_y = self.scroll_offset.y
+
+    def render_unit(self, index: int, unit: Unit) -> None:
+        """Render one unit to strips at the current width, and lay its entry out again."""
         assert self.transcript is not None
         entry = self.transcript.entries[index]
-        cached = self._cache[index]
-        if cached.revision == entry.revision and cached.width == width:
-            return
-        if cached.width != width:
-            cached.stable, cached.stable_len = [], 0
-        if isinstance(entry, MessageEntry) and entry.role == "agent":
-            cached.strips = self._render_streamed(entry, cached, console, width)
+        styles = self.styles_for_render
+        renderable: RenderableType
+        if unit.kind == "entry":
+            renderable = render_entry(entry, RenderOptions(styles, True, self.terminal_lookup))
+        elif unit.kind == "header":
+            assert isinstance(entry, MessageEntry)
+            expanded = self._expanded.get(index, self.expand_thoughts)
+            renderable = render_thought_header(preview(entry), expanded, styles)
         else:
-            cached.strips = self._lines(render_entry(entry, self._options()), console, width)
-        cached.strips.append(Strip.blank(width))
-        cached.revision, cached.width = entry.revision, width
-
-    def _render_streamed(
-        self, entry: MessageEntry, cached: _Cached, console: Console, width: int
-    ) -> list[Strip]:
-        text = entry.text
-        if len(text) < cached.stable_len:
-            cached.stable, cached.stable_len = [], 0
-        blocks = split_blocks(text[cached.stable_len :])
-        code_theme = self.styles_for_render.code_theme
-        for block in blocks[:-1]:
-            md = Markdown(sanitize(block), code_theme=code_theme, hyperlinks=False)
-            cached.stable.append(self._lines(md, console, width))
-            cached.stable_len += len(block)
-        strips: list[Strip] = []
-        for lines in cached.stable:
-            if strips:
-                strips.append(Strip.blank(width))
-            strips.extend(lines)
-        if blocks:
-            md = Markdown(sanitize(blocks[-1]), code_theme=code_theme, hyperlinks=False)
-            if strips:
-                strips.append(Strip.blank(width))
-            strips.extend(self._lines(md, console, width))
-        return strips
+            assert isinstance(entry, MessageEntry)
+            assert unit.piece is not None
+            if entry.role == "agent":
+                renderable = render_piece(unit.piece, styles)
+            else:
+                renderable = render_plain_piece(unit.piece, entry.role, styles)
+        unit.strips = self.lines_of(renderable, self.app.console, self._width)
+        if unit.height != len(unit.strips):
+            unit.height = len(unit.strips)
+            layout = self._layouts[index]
+            layout.relayout(layout.units.index(unit))
+            self._mark(index)
 
     @staticmethod
-    def _lines(renderable: RenderableType, console: Console, width: int) -> list[Strip]:
+    def lines_of(renderable: RenderableType, console: Console, width: int) -> list[Strip]:
         options = console.options.update(width=width, height=None, highlight=False)
         lines = console.render_lines(renderable, options, pad=False)
         return [Strip(Segment.adjust_line_length(line, width, pad=False)) for line in lines]
 
-    def _rebuild_offsets(self) -> None:
-        offsets = [0]
-        total = 0
-        for cached in self._cache:
-            total += len(cached.strips)
-            offsets.append(total)
-        self._offsets = offsets
+    # -- lines -----------------------------------------------------------------------------
+
+    def iter_units(self, first: int, last: int) -> Iterator[tuple[int, int, Unit]]:
+        """(entry index, first line, unit) of the units that overlap lines ``first:last``."""
+        offsets = self._offsets
+        index = max(bisect.bisect_right(offsets, max(first, 0)) - 1, 0)
+        while index < len(self._layouts) and offsets[index] < last:
+            layout = self._layouts[index]
+            local = max(first - offsets[index], 0)
+            position = max(bisect.bisect_right(layout.offsets, local) - 1, 0)
+            while position < len(layout.units):
+                start = offsets[index] + layout.offsets[position]
+                if start >= last:
+                    break
+                yield index, start, layout.units[position]
+                position += 1
+            index += 1
+
+    def locate(self, line: int) -> tuple[int, Unit | None, int]:
+        """The entry index, unit (None: a blank line) and line within the unit's strips."""
+        index = bisect.bisect_right(self._offsets, line) - 1
+        layout = self._layouts[index]
+        local = line - self._offsets[index]
+        if local >= layout.offsets[-1]:
+            return index, None, 0
+        position = bisect.bisect_right(layout.offsets, local) - 1
+        unit = layout.units[position]
+        row = local - layout.offsets[position] - unit.sep
+        return (index, unit, row) if row >= 0 else (index, None, 0)
+
+    def line_strip(self, line: int) -> Strip:
+        """The cached strip of one line (empty when it is not rendered yet)."""
+        if not 0 <= line < self._offsets[-1]:
+            return _EMPTY
+        _, unit, row = self.locate(line)
+        if unit is None:
+            return _EMPTY
+        if unit.strips is None:
+            if not self._missing:
+                self._missing = True
+                self.call_later(self.flush)
+            return _EMPTY
+        return unit.strips[row] if row < len(unit.strips) else _EMPTY
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        line_no = scroll_y + y
+        line = scroll_y + y
         width = self.scrollable_content_region.width
-        if line_no >= self._offsets[-1] or not self._cache:
+        if line >= self._offsets[-1]:
             return Strip.blank(width, self.rich_style)
-        index = bisect.bisect_right(self._offsets, line_no) - 1
-        strip = self._cache[index].strips[line_no - self._offsets[index]]
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_style(
-            self.rich_style
-        )
+        strip = self.line_strip(line)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(line)) is not None:
+            style = self.screen.get_component_rich_style("screen--selection")
+            strip = highlight(strip, span[0], span[1], style)
+        strip = strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        return strip.apply_style(self.rich_style).apply_offsets(scroll_x, line)
+
+    def render_range(self, first: int, last: int) -> None:
+        """Render every unit on lines ``first:last`` now (for copying and tests)."""
+        for _ in range(1000):
+            todo = [(i, u) for i, _, u in self.iter_units(first, last) if u.strips is None]
+            for index, unit in todo:
+                self.render_unit(index, unit)
+            self._rebuild_offsets()
+            if not todo:
+                break
+        self.virtual_size = Size(self._width, self._offsets[-1])
 
     def plain_lines(self) -> list[str]:
-        """Everything rendered, as plain text lines (for tests and copying)."""
-        return [strip.text.rstrip() for cached in self._cache for strip in cached.strips]
+        """Everything, rendered, as plain text lines (for tests; renders what was not yet)."""
+        self.render_range(0, self._offsets[-1])
+        return [self.line_strip(n).text.rstrip() for n in range(self._offsets[-1])]
+
+    def visible_lines(self) -> list[str]:
+        """The plain text of the lines in view."""
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        return [self.line_strip(n).text.rstrip() for n in range(top, top + height)]
+
+    # -- selection and copying -------------------------------------------------------------
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        start, end = selection
+        first = start.y if start is not None else 0
+        last = end.y if end is not None else self._offsets[-1] - 1
+        self.render_range(first, last + 1)
+        last = min(last, self._offsets[-1] - 1)
+        if last < first:
+            return None
+        text = "\n".join(self.line_strip(n).text for n in range(first, last + 1))
+        local = Selection(
+            None if start is None else Offset(start.x, 0),
+            None if end is None else Offset(end.x, end.y - first),
+        )
+        lines = local.extract(text).split("\n")
+        return "\n".join(line.rstrip() for line in lines), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or self.transcript is None:
+            return
+        line = self.scroll_offset.y + offset.y
+        if not 0 <= line < self._offsets[-1]:
+            return
+        index, unit, row = self.locate(line)
+        if unit is not None and unit.kind == "header" and row == 0:
+            event.stop()
+            self.toggle_thought(index)
+
+    def last_reply(self) -> str | None:
+        """The markdown source of the last agent message, if any."""
+        entries = self.transcript.entries if self.transcript is not None else []
+        for entry in reversed(entries):
+            if isinstance(entry, MessageEntry) and entry.role == "agent":
+                return entry.text
+        return None
+
+    def copy_last_reply(self) -> bool:
+        """Copy the last agent message's markdown source to the clipboard."""
+        reply = self.last_reply()
+        if reply is None:
+            return False
+        self.app.copy_to_clipboard(reply)
+        return True
+
+    def action_copy_last_reply(self) -> None:
+        if self.copy_last_reply():
+            self.notify("Copied the last reply (markdown).")
+        else:
+            self.notify("There is no reply to copy yet.", severity="warning")
+
+
+def preview(entry: MessageEntry, chars: int = 160) -> str:
+    """The first words of a message, without joining all of it."""
+    taken: list[str] = []
+    size = 0
+    for part in entry.parts:
+        taken.append(part[: chars - size])
+        size += len(taken[-1])
+        if size >= chars:
+            break
+    return "".join(taken)

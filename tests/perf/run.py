@@ -1,0 +1,58 @@
+"""Runs the benchmarks; prints one JSON object per line per benchmark.
+
+    python tests/perf/run.py              # all of them
+    python tests/perf/run.py --only stream
+
+Benchmarks measure, they never assert: read the figures against the goals in the docs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent.parent)]
+
+
+def bench_startup() -> dict[str, Any]:
+    import startup
+
+    return startup.run()
+
+
+def bench_stream() -> dict[str, Any]:
+    import view_benches
+
+    return asyncio.run(view_benches.stream())
+
+
+def bench_transcript() -> dict[str, Any]:
+    import view_benches
+
+    return asyncio.run(view_benches.transcript())
+
+
+BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
+    "startup": bench_startup,
+    "stream": bench_stream,
+    "transcript": bench_transcript,
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(BENCHES), action="append")
+    args = parser.parse_args()
+    for name in args.only or list(BENCHES):
+        print(json.dumps(BENCHES[name]()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
