@@ -153,7 +153,7 @@ class AgentProcess:
 
     def exit_error(self, context: str = "") -> AgentExited:
         """The typed error for "the agent is gone", with its exit code and last stderr lines."""
-        return AgentExited(self._returncode, self.stderr_tail(), context)
+        return AgentExited(self._returncode, self.stderr_tail(8), context)
 
     async def shutdown(self) -> int | None:
         """Stop the agent and its whole process group; bounded, and not interrupted by cancel.

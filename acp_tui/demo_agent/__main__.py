@@ -83,7 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--delay-ms", type=_non_negative, default=0, help="sleep this long between chunks"
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="log what it does to stderr (default: problems only)",
+    )
     return parser
 
 
@@ -130,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         stream=sys.stderr,
-        level=logging.DEBUG if args.verbose else logging.INFO,
+        level=logging.DEBUG if args.verbose else logging.WARNING,
         format="demo-agent %(levelname)s %(name)s: %(message)s",
     )
     data_dir = (args.data_dir or get_paths().demo_agent_dir).expanduser().absolute()

@@ -77,6 +77,9 @@ class WireModel(BaseModel):
         serialize_by_alias=True,
         validate_by_name=True,
         validate_by_alias=True,
+        # Schemas are built on first use, not at import: the app paints its first frame
+        # before the agent's first message needs them.
+        defer_build=True,
     )
 
     meta: Annotated[dict[str, Any] | None, _default_on_error(None)] = Field(

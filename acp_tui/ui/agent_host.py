@@ -280,7 +280,13 @@ class AgentHost(App[int]):
         return answers[0] if answers else None
 
     def report_failure(self, what: str, exc: BaseException) -> None:
-        message = f"{what}: {exc}"
+        if isinstance(exc, AgentExited):
+            message = f"The {exc.args[0].splitlines()[0].strip()}."
+            if exc.stderr_tail:
+                message += " Its last words on stderr:\n" + "\n".join(exc.stderr_tail)
+            message += f"\n(The agent's full stderr is logged in {self.paths.log_dir}.)"
+        else:
+            message = f"{what}: {exc}"
         self.chat.set_agent_status(what.lower())
         if self.session is not None:
             self.session.transcript.add_notice(message, "error")

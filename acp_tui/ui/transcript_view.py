@@ -129,16 +129,16 @@ class TranscriptView(ScrollView, can_focus=True):
         background: $surface;
         padding: 0 1;
         overflow-x: hidden;
-        & > .transcript--user { color: $primary; text-style: bold; }
+        & > .transcript--user { color: $text-primary; text-style: bold; }
         & > .transcript--thought { color: $text-muted; text-style: italic; }
-        & > .transcript--tool { color: $secondary; text-style: bold; }
+        & > .transcript--tool { color: $text-accent; text-style: bold; }
         & > .transcript--meta { color: $text-muted; }
-        & > .transcript--diff-add { color: $success; }
-        & > .transcript--diff-remove { color: $error; }
-        & > .transcript--diff-hunk { color: $accent; }
+        & > .transcript--diff-add { color: $text-success; }
+        & > .transcript--diff-remove { color: $text-error; }
+        & > .transcript--diff-hunk { color: $text-secondary; }
         & > .transcript--notice { color: $text-muted; text-style: italic; }
-        & > .transcript--warning { color: $warning; }
-        & > .transcript--error { color: $error; text-style: bold; }
+        & > .transcript--warning { color: $text-warning; }
+        & > .transcript--error { color: $text-error; text-style: bold; }
     }
     """
 

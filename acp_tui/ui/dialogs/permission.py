@@ -16,6 +16,7 @@ from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionR
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
 from acp_tui.ui.render import Styles, render_diff, sanitize
+from acp_tui.ui.transcript_view import TranscriptView
 
 # Single-key answers by option kind (Toad's convention): a/A allow, r/R reject.
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
@@ -80,10 +81,21 @@ class PermissionDialog(ModalScreen[str | None]):
             parts.append(Text(sanitize(location.path), style="dim"))
         for item in tool.content or []:
             if isinstance(item, DiffToolCallContent):
-                parts.append(render_diff(item.path, item.old_text, item.new_text, Styles()))
+                parts.append(
+                    render_diff(item.path, item.old_text, item.new_text, self.diff_styles())
+                )
             elif isinstance(item, ContentToolCallContent) and isinstance(item.content, TextContent):
                 parts.append(Text(sanitize(item.content.text)))
         return Group(*parts) if parts else Text("(no details given)", style="dim")
+
+    def diff_styles(self) -> Styles:
+        """The theme's diff colours, as the transcript shows them."""
+        for screen in reversed(self.app.screen_stack):
+            views = screen.query(TranscriptView)
+            if views:
+                styles: Styles = views.first(TranscriptView).styles_for_render
+                return styles
+        return Styles()
 
     @on(Button.Pressed)
     def choose(self, event: Button.Pressed) -> None:

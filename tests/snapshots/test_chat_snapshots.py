@@ -1,0 +1,204 @@
+"""SVG snapshots of every visual state of the chat, against the demo agent as a real subprocess.
+
+The project lives at a fixed path so that the paths the status line and tool calls show are
+the same on every run. Update with `pytest tests/snapshots --snapshot-update` and review the
+SVGs (snapshot_report.html shows the differences).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+import pytest
+from textual.pilot import Pilot
+
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.process import AgentCommand
+from acp_tui.config.paths import HOME_ENV
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.dialogs.auth import AuthDialog
+from acp_tui.ui.dialogs.export import ExportDialog
+from acp_tui.ui.dialogs.permission import PermissionDialog
+from acp_tui.ui.widgets.prompt_input import PromptInput
+
+SIZE = (110, 34)
+PROJECT = Path("/tmp/acp-tui-snapshots/project")
+
+Compare = Callable[..., bool]
+Step = Callable[[Pilot[int]], Awaitable[None]]
+
+
+@pytest.fixture
+def make_snapshot_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., AcpApp]:
+    shutil.rmtree(PROJECT.parent, ignore_errors=True)
+    PROJECT.mkdir(parents=True)
+    monkeypatch.setenv(HOME_ENV, str(PROJECT.parent / "home"))  # paths shown stay the same
+    (PROJECT / "README.md").write_text("# Snapshot project\n\nA fixed place for snapshots.\n")
+
+    def build(*agent_args: str) -> AcpApp:
+        argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "demo")]
+        launch = LaunchSpec(
+            agent=AgentCommand([*argv, *agent_args], cwd=PROJECT, name="demo"),
+            cwd=PROJECT,
+            display_name="demo",
+        )
+        return AcpApp(launch)
+
+    return build
+
+
+async def until(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 20) -> None:
+    with anyio.fail_after(seconds):
+        while not predicate():
+            await pilot.pause(0.05)
+
+
+def app_of(pilot: Pilot[int]) -> AcpApp:
+    app = pilot.app
+    assert isinstance(app, AcpApp)
+    return app
+
+
+async def ready(pilot: Pilot[int]) -> None:
+    app = app_of(pilot)
+    await until(pilot, lambda: app.session is not None)
+    app.chat.query_one(PromptInput).cursor_blink = False
+
+
+async def settle(pilot: Pilot[int]) -> None:
+    """Let the transcript view flush and the screen repaint."""
+    await pilot.pause(0.2)
+    await pilot.wait_for_scheduled_animations()
+
+
+def turn(prompt: str) -> Step:
+    async def run(pilot: Pilot[int]) -> None:
+        await ready(pilot)
+        app = app_of(pilot)
+        await pilot.press(*prompt, "enter")
+        await until(
+            pilot,
+            lambda: app.session is not None and app.session.transcript.stop_reason is not None,
+        )
+        await settle(pilot)
+
+    return run
+
+
+def test_chat_markdown_reply(
+    snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
+) -> None:
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=turn("markdown"))
+
+
+def test_tool_call_with_diff(
+    snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
+) -> None:
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=turn("diff"))
+
+
+def test_thought_and_plan(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=turn("think plan"))
+
+
+def test_terminal_output(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=turn("terminal"))
+
+
+def test_markup_and_escapes_shown_literally(
+    snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
+) -> None:
+    prompt = "[bold]not bold[/bold] [@click=app.quit]x[/] \x1b[31mred?"
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=turn(prompt))
+
+
+def test_permission_dialog(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        await ready(pilot)
+        await pilot.press(*"permission", "enter")
+        await until(pilot, lambda: isinstance(pilot.app.screen, PermissionDialog))
+        await settle(pilot)
+
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=run)
+
+
+def test_cancelled_turn(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        await ready(pilot)
+        app = app_of(pilot)
+        await pilot.press(*"hang", "enter")
+        await until(pilot, lambda: app.session is not None and app.session.prompt_pending)
+        await pilot.press("escape")
+        await until(
+            pilot,
+            lambda: app.session is not None and app.session.transcript.stop_reason == "cancelled",
+        )
+        await settle(pilot)
+
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=run)
+
+
+def test_agent_crash_mid_turn(
+    snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
+) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        await ready(pilot)
+        app = app_of(pilot)
+        await pilot.press(*"crash", "enter")
+        await until(pilot, lambda: "exited" in app.chat.agent_status)
+        app.chat.query_one(PromptInput).insert("a draft that survives")
+        await settle(pilot)
+
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=run)
+
+
+def test_command_completion(
+    snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
+) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        await ready(pilot)
+        app = app_of(pilot)
+        await until(
+            pilot, lambda: app.session is not None and bool(app.session.transcript.commands)
+        )
+        await pilot.press("slash")
+        await settle(pilot)
+
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=run)
+
+
+def test_auth_dialog(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        await until(pilot, lambda: isinstance(pilot.app.screen, AuthDialog))
+        await settle(pilot)
+
+    assert snap_compare(make_snapshot_app("--require-auth"), terminal_size=SIZE, run_before=run)
+
+
+def test_export_dialog(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        await turn("hello")(pilot)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ExportDialog))
+        await settle(pilot)
+
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=run)
+
+
+def test_agent_still_starting(
+    snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
+) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        app = app_of(pilot)
+        await until(pilot, lambda: bool(app.chat.query(PromptInput)))
+        app.chat.query_one(PromptInput).cursor_blink = False
+        await pilot.press(*"typed while starting")
+        await settle(pilot)
+
+    assert snap_compare(
+        make_snapshot_app("--fault", "hang-initialize"), terminal_size=SIZE, run_before=run
+    )
