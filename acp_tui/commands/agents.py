@@ -1,0 +1,231 @@
+"""Provides `acp-tui agents list|add|remove`: the configured agents, without the UI.
+
+`add` and `remove` rewrite the config file atomically (comments in it are not kept), and refuse
+to touch a file that does not load cleanly, so the user's text is never replaced by defaults.
+Exit status: 0 on success, 2 on usage errors (including unknown or reserved names), 1 when the
+config file has problems or cannot be written; errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from acp_tui.client.launch import DEMO_AGENT_NAME
+from acp_tui.config.paths import get_paths
+from acp_tui.config.settings import AgentConfig, Settings, load_settings, save_settings
+
+__all__ = ["agents_command"]
+
+PROG = "acp-tui agents"
+ADD_USAGE = (
+    f"{PROG} add NAME [--protocol {{1,2}}] [--env KEY=VALUE]... [--add-dir DIR]... "
+    "[--title TITLE] [--default] [--replace] -- COMMAND ARGS..."
+)
+
+_EPILOG = """\
+examples:
+  acp-tui agents add my-agent -- my-agent --acp --verbose
+  acp-tui agents add claude --default --env LOG=debug -- npx @zed-industries/claude-code-acp
+  acp-tui agents remove my-agent
+
+The agent named 'demo' is the bundled demo agent; it is always available and cannot be changed.
+"""
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class UsageError(Exception):
+    """Bad arguments; one line on stderr and exit status 2."""
+
+
+class ConfigError(Exception):
+    """The config file cannot be changed; one line per problem on stderr and exit status 1."""
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__(lines[0] if lines else "")
+        self.lines = lines
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def agents_command(args: list[str]) -> int:
+    """Run ``acp-tui agents ARGS`` and return the exit status."""
+    command: list[str] | None = None
+    if "--" in args:
+        split = args.index("--")
+        args, command = args[:split], args[split + 1 :]
+    try:
+        options = _parser().parse_args(args)
+        if options.action == "list":
+            _reject_command(command)
+            return _list()
+        if options.action == "add":
+            return _add(options, command)
+        _reject_command(command)
+        return _remove(options.name)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc} (see '{PROG} --help')", file=sys.stderr)
+        return 2
+    except ConfigError as exc:
+        for line in exc.lines:
+            print(f"{PROG}: error: {line}", file=sys.stderr)
+        return 1
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog=PROG,
+        description="List, add and remove the agents in the config file.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", help="show the configured agents and the built-in demo agent")
+    add = actions.add_parser(
+        "add",
+        usage=ADD_USAGE,
+        help="add an agent: NAME, then '--' and the command that starts it",
+        description="Add [agents.NAME] to the config file. Everything after '--' is the "
+        "command and its arguments, stored exactly as given (no shell splitting).",
+    )
+    add.add_argument("name", metavar="NAME", help="the name used with 'acp-tui -a NAME'")
+    add.add_argument(
+        "--protocol", type=int, choices=(1, 2), default=1, help="the ACP version (default: 1)"
+    )
+    add.add_argument(
+        "--env",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="an environment variable for the agent (repeatable)",
+    )
+    add.add_argument(
+        "--add-dir",
+        metavar="DIR",
+        action="append",
+        default=[],
+        dest="add_dirs",
+        help="an extra directory every session may use (repeatable)",
+    )
+    add.add_argument("--title", help="the name shown in the UI (default: NAME)")
+    add.add_argument("--default", action="store_true", help="also make it the default_agent")
+    add.add_argument("--replace", action="store_true", help="replace an agent of the same name")
+    remove = actions.add_parser("remove", help="remove an agent from the config file")
+    remove.add_argument("name", metavar="NAME")
+    return parser
+
+
+def _reject_command(command: list[str] | None) -> None:
+    if command is not None:
+        raise UsageError("'--' and a command are only used with 'add'")
+
+
+def _list() -> int:
+    config_file = get_paths().config_file
+    loaded = load_settings(config_file)
+    for problem in loaded.problems:
+        print(f"acp-tui: warning: {problem}", file=sys.stderr)
+    if loaded.problems:
+        print("acp-tui: warning: showing the defaults until this is fixed", file=sys.stderr)
+    settings = loaded.settings
+    for name in sorted(n for n in settings.agents if n != DEMO_AGENT_NAME):
+        config = settings.agents[name]
+        marks = ["default"] if settings.default_agent == name else []
+        if config.protocol != 1:
+            marks.append(f"ACP v{config.protocol}")
+        label = f"{name} ({', '.join(marks)})" if marks else name
+        print(f"{label}: {shlex.join([config.command, *config.args])}")
+    demo = "built in, default" if settings.default_agent == DEMO_AGENT_NAME else "built in"
+    print(f"{DEMO_AGENT_NAME} ({demo}): the bundled demo agent")
+    return 0
+
+
+def _add(options: argparse.Namespace, command: list[str] | None) -> int:
+    name: str = options.name
+    _check_name(name)
+    if command is None:
+        raise UsageError("expected '-- COMMAND ARGS...' after the options")
+    if not command or not command[0]:
+        raise UsageError("expected an agent command after '--'")
+    env: dict[str, str] = {}
+    for item in options.env:
+        key, sep, value = item.partition("=")
+        if not sep or not _ENV_KEY.fullmatch(key):
+            raise UsageError(f"--env {item!r}: expected KEY=VALUE")
+        env[key] = value
+    agent = AgentConfig(
+        command=command[0],
+        args=command[1:],
+        env=env,
+        protocol=options.protocol,
+        additional_directories=options.add_dirs,
+        title=options.title,
+    )
+    config_file, settings = _editable_settings()
+    if name in settings.agents and not options.replace:
+        raise UsageError(f"an agent named {name!r} already exists; add --replace to replace it")
+    agents = {**settings.agents, name: agent}
+    update: dict[str, object] = {"agents": agents}
+    if options.default:
+        update["default_agent"] = name
+    _save(settings.model_copy(update=update), config_file)
+    print(f"added {name!r} to {config_file}")
+    return 0
+
+
+def _remove(name: str) -> int:
+    if name == DEMO_AGENT_NAME:
+        raise UsageError("the demo agent is built in and cannot be removed")
+    config_file, settings = _editable_settings()
+    if name not in settings.agents:
+        known = ", ".join(sorted(settings.agents)) or "none"
+        raise UsageError(f"no agent named {name!r} in {config_file} (configured: {known})")
+    agents = {key: value for key, value in settings.agents.items() if key != name}
+    update: dict[str, object] = {"agents": agents}
+    was_default = settings.default_agent == name
+    if was_default:
+        update["default_agent"] = None
+    _save(settings.model_copy(update=update), config_file)
+    print(f"removed {name!r} from {config_file}")
+    if was_default:
+        print("it was the default_agent, which is now unset")
+    return 0
+
+
+def _check_name(name: str) -> None:
+    if name == DEMO_AGENT_NAME:
+        raise UsageError("'demo' is the bundled demo agent's name; choose another")
+    if not _NAME.fullmatch(name):
+        raise UsageError(
+            f"invalid agent name {name!r}: use letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+
+
+def _editable_settings() -> tuple[Path, Settings]:
+    """The config file and its settings, or ConfigError when it does not load cleanly."""
+    config_file = get_paths().config_file
+    loaded = load_settings(config_file)
+    if loaded.problems:
+        raise ConfigError(
+            *loaded.problems, f"not changing {config_file} until these problems are fixed"
+        )
+    return config_file, loaded.settings
+
+
+def _save(settings: Settings, config_file: Path) -> None:
+    try:
+        save_settings(settings, config_file)
+    except OSError as exc:
+        raise ConfigError(f"could not write {config_file}: {exc.strerror or exc}") from None

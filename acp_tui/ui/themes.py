@@ -1,0 +1,339 @@
+"""Provides the colour themes: TOML files validated into Textual `Theme` objects.
+
+The packaged themes live in the top-level `themes/` folder of the source tree, shipped in the
+wheel as `acp_tui/_themes`; the user's own are `*.toml` files in `<data dir>/themes`. A user
+theme replaces a packaged one of the same name. A file that cannot be used is reported (file
+name and reason) and skipped: a bad theme never stops the app.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from textual.app import App
+from textual.color import Color, ColorParseError
+from textual.css.constants import VALID_STYLE_FLAGS
+from textual.theme import Theme
+
+from acp_tui.config.paths import Paths
+from acp_tui.config.settings import Settings, load_settings, save_settings
+
+__all__ = [
+    "FALLBACK_THEME",
+    "ThemeFile",
+    "install_themes",
+    "load_theme_file",
+    "load_themes",
+    "packaged_themes_dir",
+    "save_theme_choice",
+    "theme_dirs",
+    "user_themes_dir",
+]
+
+FALLBACK_THEME = "textual-dark"
+"""The theme used when the configured one does not exist."""
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+_VARIABLE = re.compile(r"[a-z][a-z0-9-]*")
+_PERCENT = re.compile(r"(?P<value>.+?)\s+(?P<percent>\d{1,3}(\.\d+)?)%")
+
+
+def _colour(value: str) -> str:
+    """A colour Textual can parse: `#rrggbb`, `rgb(...)`, `hsl(...)`, a named or ansi colour."""
+    try:
+        Color.parse(value)
+    except ColorParseError as exc:
+        raise ValueError(f"not a colour: {value!r}") from exc
+    return value
+
+
+def _variable_value(name: str, value: str) -> str:
+    """A CSS variable's value: text style flags for `*-style`, else a colour-like value.
+
+    A value Textual cannot parse would break the stylesheet when the theme is applied, so it is
+    checked here instead.
+    """
+    if name.endswith("-style"):
+        flags = value.split()
+        if not flags or any(flag not in VALID_STYLE_FLAGS for flag in flags):
+            raise ValueError(
+                f"{name}: expected text style flags such as 'bold', 'italic' or 'none' "
+                f"(got {value!r})"
+            )
+        return value
+    base = value.strip()
+    match = _PERCENT.fullmatch(base)
+    if match is not None and float(match.group("percent")) <= 100:
+        base = match.group("value")
+    if base in ("auto", "initial"):
+        return value
+    try:
+        Color.parse(base)
+    except ColorParseError:
+        raise ValueError(
+            f"{name}: expected a colour, optionally followed by a percentage (got {value!r})"
+        ) from None
+    return value
+
+
+class ThemeFile(BaseModel):
+    """One theme file: the colours Textual derives its whole palette from."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+
+    name: str
+    """The theme's name, shown in the command palette and saved as `theme` in config.toml."""
+
+    dark: bool
+    """Whether this is a dark theme (light text on a dark background)."""
+
+    primary: str
+    """The main colour: borders, the focused input, the user's messages."""
+
+    secondary: str | None = None
+    """A second brand colour, used for tool calls."""
+
+    accent: str | None = None
+    """A contrasting colour for highlights and diff hunks."""
+
+    warning: str | None = None
+    """Warnings and the permission dialog."""
+
+    error: str | None = None
+    """Errors and removed diff lines."""
+
+    success: str | None = None
+    """Success and added diff lines."""
+
+    foreground: str | None = None
+    """The default text colour."""
+
+    background: str | None = None
+    """The screen's background."""
+
+    surface: str | None = None
+    """The background of widgets such as the transcript."""
+
+    panel: str | None = None
+    """The background of panels, dialogs and the status bar."""
+
+    boost: str | None = None
+    """A colour blended over others to lift them slightly."""
+
+    luminosity_spread: float | None = None
+    """How far the generated lighter and darker shades spread (Textual's default: 0.15)."""
+
+    text_alpha: float | None = None
+    """The opacity of body text (Textual's default: 0.95)."""
+
+    variables: dict[str, str] = {}
+    """Textual CSS variables to override, e.g. `footer-key-foreground = "#88c0d0"`."""
+
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, value: str) -> str:
+        if not _NAME.fullmatch(value):
+            raise ValueError(
+                "expected lowercase letters, digits, '-' or '_', starting with a letter or digit"
+            )
+        return value
+
+    @field_validator(
+        "primary",
+        "secondary",
+        "accent",
+        "warning",
+        "error",
+        "success",
+        "foreground",
+        "background",
+        "surface",
+        "panel",
+        "boost",
+    )
+    @classmethod
+    def _valid_colour(cls, value: str | None) -> str | None:
+        return None if value is None else _colour(value)
+
+    @field_validator("luminosity_spread", "text_alpha", mode="before")
+    @classmethod
+    def _fraction(cls, value: object) -> object:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, float) and not 0 <= value <= 1:
+            raise ValueError("expected a number from 0 to 1")
+        return value
+
+    @field_validator("variables")
+    @classmethod
+    def _valid_variables(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, item in value.items():
+            if not _VARIABLE.fullmatch(name):
+                raise ValueError(f"{name!r}: not a variable name (expected e.g. 'border-blurred')")
+            _variable_value(name, item)
+        return value
+
+    def to_theme(self) -> Theme:
+        theme = Theme(
+            name=self.name,
+            primary=self.primary,
+            secondary=self.secondary,
+            accent=self.accent,
+            warning=self.warning,
+            error=self.error,
+            success=self.success,
+            foreground=self.foreground,
+            background=self.background,
+            surface=self.surface,
+            panel=self.panel,
+            boost=self.boost,
+            dark=self.dark,
+            variables=dict(self.variables),
+        )
+        if self.luminosity_spread is not None:
+            theme.luminosity_spread = self.luminosity_spread
+        if self.text_alpha is not None:
+            theme.text_alpha = self.text_alpha
+        return theme
+
+
+class ThemeError(Exception):
+    """A theme file that cannot be used; the message names the file and says why."""
+
+
+def load_theme_file(path: Path) -> Theme:
+    """Read one theme file; raise `ThemeError` naming `path` when it cannot be used."""
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ThemeError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ThemeError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ThemeError(f"{path}: invalid TOML: {exc}") from None
+    try:
+        model = ThemeFile.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(_describe(err) for err in exc.errors(include_url=False))
+        raise ThemeError(f"{path}: {problems}") from None
+    theme = model.to_theme()
+    try:
+        theme.to_color_system().generate()  # what Textual does when the theme is applied
+    except Exception as exc:
+        raise ThemeError(f"{path}: Textual cannot use this theme: {exc}") from None
+    return theme
+
+
+def load_themes(directories: Iterable[Path]) -> tuple[list[Theme], list[str]]:
+    """Every usable theme in `directories` (`*.toml`), and one problem per unusable file.
+
+    A theme in a later directory replaces an earlier one of the same name, so pass the packaged
+    directory first and the user's last. Missing directories are skipped silently.
+    """
+    themes: dict[str, Theme] = {}
+    problems: list[str] = []
+    for directory in directories:
+        seen: dict[str, Path] = {}
+        for path in _theme_files(directory, problems):
+            try:
+                theme = load_theme_file(path)
+            except ThemeError as exc:
+                problems.append(str(exc))
+                continue
+            if theme.name in seen:
+                problems.append(
+                    f"{path}: theme {theme.name!r} is also defined in {seen[theme.name].name}; "
+                    f"using {path.name}"
+                )
+            seen[theme.name] = path
+            themes[theme.name] = theme
+    return list(themes.values()), problems
+
+
+def _theme_files(directory: Path, problems: list[str]) -> list[Path]:
+    try:
+        return sorted(p for p in directory.glob("*.toml") if p.is_file())
+    except OSError as exc:
+        problems.append(f"{directory}: cannot list themes: {exc.strerror or exc}")
+        return []
+
+
+def packaged_themes_dir() -> Path | None:
+    """The themes shipped with acp-tui: `acp_tui/_themes` in a wheel, `themes/` in a checkout."""
+    wheel = _PACKAGE / "_themes"
+    if wheel.is_dir():
+        return wheel
+    checkout = _PACKAGE.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "themes").is_dir():
+        return checkout / "themes"
+    return None
+
+
+def user_themes_dir(paths: Paths) -> Path:
+    """Where the user's own theme files go."""
+    return paths.data_dir / "themes"
+
+
+def theme_dirs(paths: Paths) -> Sequence[Path]:
+    """The directories to load themes from, in override order (packaged, then the user's)."""
+    packaged = packaged_themes_dir()
+    return [*([packaged] if packaged is not None else []), user_themes_dir(paths)]
+
+
+def install_themes(app: App[Any], theme_name: str, paths: Paths) -> list[str]:
+    """Register every theme with `app` (never Textual's global table) and select `theme_name`.
+
+    Returns the problems to show the user: unusable theme files, and an unknown `theme_name`
+    (then `FALLBACK_THEME` is used and the config file is left alone).
+    """
+    themes, problems = load_themes(theme_dirs(paths))
+    for theme in themes:
+        app.register_theme(theme)
+    if theme_name in app.available_themes:
+        app.theme = theme_name
+    else:
+        problems.append(
+            f"{paths.config_file}: theme: no theme named {theme_name!r}; using {FALLBACK_THEME} "
+            "(choose another with Ctrl+P, then Theme)"
+        )
+        app.theme = FALLBACK_THEME
+    return problems
+
+
+def save_theme_choice(name: str, config_file: Path) -> str | None:
+    """Save `theme = name` in the config file; return why it was not saved, or None.
+
+    The file is read again first, so changes made since the app started are kept, and a file
+    with problems is never rewritten: the user's text would be replaced by defaults.
+    """
+    loaded = load_settings(config_file)
+    if loaded.problems:
+        return f"the config file has problems, so it was left as it is: {loaded.problems[0]}"
+    if loaded.settings.theme == name:
+        return None
+    settings: Settings = loaded.settings.model_copy(update={"theme": name})
+    try:
+        save_settings(settings, config_file)
+    except OSError as exc:
+        return f"could not write {config_file}: {exc.strerror or exc}"
+    return None
+
+
+def _describe(err: object) -> str:
+    """One pydantic error as `key: what was expected`."""
+    assert isinstance(err, dict)
+    loc = ".".join(str(part) for part in err["loc"]) or "(top level)"
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return f"{loc}: unknown key"
+    if kind == "missing":
+        return f"{loc}: required key is missing"
+    message = str(err["msg"]).removeprefix("Value error, ")
+    message = message.replace("Input should be", "expected", 1)
+    return f"{loc}: {message}"
