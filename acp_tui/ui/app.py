@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from textual import work
+from textual import events, on, work
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.theme import Theme
 
 from acp_tui.client.agent import AgentClient
 from acp_tui.client.errors import AgentError, AgentExited
@@ -30,11 +31,13 @@ from acp_tui.protocol.client_methods import (
 )
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.ui.agent_host import AgentHost, NeedsTerminalLogin
+from acp_tui.ui.browser.actions import SessionActions
 from acp_tui.ui.dialogs.export import ExportDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
+from acp_tui.ui.themes import install_themes, save_theme_choice
 
 
-class AcpApp(AgentHost):
+class AcpApp(SessionActions, AgentHost):
     """acp-tui: chat with an ACP agent."""
 
     TITLE = "acp-tui"
@@ -43,11 +46,40 @@ class AcpApp(AgentHost):
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("ctrl+r", "restart_agent", "Restart agent"),
         Binding("ctrl+s", "export_transcript", "Export"),
+        Binding("ctrl+b", "toggle_browser", "Sessions"),
     ]
 
     def __init__(self, launch: LaunchSpec, *, paths: Paths | None = None) -> None:
         super().__init__(launch, paths=paths)
         self.pending_prompts: list[str] = []
+        self.theme_problems = install_themes(self, launch.settings.theme, self.paths)
+        self.saved_theme = self.theme
+
+    @on(events.Mount)
+    def report_startup_problems(self) -> None:
+        """Show what went wrong with the config and theme files (stderr is behind the screen)."""
+        if self.launch.warnings:
+            text = "\n".join(self.launch.warnings)
+            self.notify(
+                f"{text}\nUsing the default settings until this is fixed.",
+                title="Config file problems",
+                severity="warning",
+                timeout=30,
+                markup=False,
+            )
+        if self.theme_problems:
+            text = "\n".join(self.theme_problems)
+            self.notify(text, title="Theme problems", severity="warning", timeout=30, markup=False)
+        self.theme_changed_signal.subscribe(self, self.save_theme)
+
+    def save_theme(self, theme: Theme) -> None:
+        """Remember a theme chosen in the command palette in the config file."""
+        if theme.name == self.saved_theme:
+            return
+        self.saved_theme = theme.name
+        problem = save_theme_choice(theme.name, self.paths.config_file)
+        if problem is not None:
+            self.notify(f"Theme not saved: {problem}", severity="warning", markup=False)
 
     def get_default_screen(self) -> Screen[None]:
         return self.chat
@@ -56,6 +88,11 @@ class AcpApp(AgentHost):
         yield from super().get_system_commands(screen)
         yield SystemCommand(
             "Export transcript", "Save the conversation as Markdown", self.action_export_transcript
+        )
+        yield SystemCommand(
+            "Sessions: toggle browser",
+            "Show the session browser beside the chat, widen it, hide it (Ctrl+B)",
+            self.action_toggle_browser,
         )
         if not self.agent_alive:
             yield SystemCommand(
@@ -79,6 +116,10 @@ class AcpApp(AgentHost):
         if self.session.prompt_pending:
             self.notify("The agent is still working: wait, or press Esc to cancel the turn.")
             return False
+        if self.session.closed:  # closed or deleted from the session browser: start a new one
+            self.pending_prompts.append(text)
+            self.start_new_session()
+            return True
         self.run_prompt(text, attachments)
         return True
 

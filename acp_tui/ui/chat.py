@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -16,6 +16,7 @@ from acp_tui.client.session import LiveSession
 from acp_tui.client.transcript import Change
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.store.history import history_for_project
+from acp_tui.ui.browser.panel import SessionBrowser
 from acp_tui.ui.render import sanitize
 from acp_tui.ui.transcript_view import TranscriptView
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -50,11 +51,13 @@ class ChatScreen(Screen[None]):
         return app
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="chat"):
-            yield Static(self.status_text(), id="status")
-            yield TranscriptView(id="transcript")
-            yield SessionOptions(id="session-options")
-            yield PromptInput(id="prompt")
+        with Horizontal(id="main"):
+            yield SessionBrowser(id="browser")  # the session browser (Ctrl+B), hidden at first
+            with Vertical(id="chat"):
+                yield Static(self.status_text(), id="status")
+                yield TranscriptView(id="transcript")
+                yield SessionOptions(id="session-options")
+                yield PromptInput(id="prompt")
         yield Footer()
 
     def on_mount(self) -> None:

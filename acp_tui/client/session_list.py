@@ -1,0 +1,302 @@
+"""Provides SessionLister: the session browser's model, paging `session/list` lazily.
+
+No Textual here. The lister holds the filters (cwd, the exact ordered extra roots, a local text
+search), the rows loaded so far (by id, in arrival order), the next cursor and a generation
+counter. Real agents ignore filters, repeat cursors, return everything in one page or answer
+`null`, so every page is re-filtered client-side, duplicates are kept once, a cursor seen before
+ends the paging and a page for an older filter is dropped. Cursors live in memory only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import Enum
+from pathlib import Path
+from typing import Protocol
+
+from acp_tui.client.calls import session_matches
+from acp_tui.client.errors import AgentError
+from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
+from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
+
+__all__ = [
+    "KEEP",
+    "ListingClient",
+    "SessionLister",
+    "display_title",
+    "parse_roots",
+    "relative_time",
+]
+
+
+class _Keep(Enum):
+    KEEP = 0
+
+
+KEEP = _Keep.KEEP
+"""For :meth:`SessionLister.update_title`: leave this field as it is."""
+
+
+class ListingClient(Protocol):
+    """What the lister needs of a client: one page of `session/list` (AgentClient has it)."""
+
+    async def list_sessions(
+        self,
+        *,
+        cwd: Path | None = None,
+        cursor: str | None = None,
+        additional_directories: Sequence[Path] | None = None,
+    ) -> ListSessionsResponse: ...
+
+
+@dataclass
+class SessionLister:
+    """Filters, loaded rows and paging state of the session browser."""
+
+    cwd: Path | None = None
+    """Only sessions of this directory; None lists every directory."""
+    additional_directories: tuple[Path, ...] | None = None
+    """Only sessions with exactly these extra roots, in order; None: any."""
+    text: str = ""
+    """A local search over the loaded titles (and ids); never sent to the agent."""
+    rows: dict[str, SessionInfo] = field(default_factory=dict)
+    local: bool = False
+    """The rows come from the client's own history, not from `session/list`."""
+    next_cursor: str | None = None
+    exhausted: bool = False
+    generation: int = 0
+    loading: bool = False
+    error: str | None = None
+    cursor_expired: bool = False
+    """The last error was about the cursor: the listing must restart from the first page."""
+    pages: int = 0
+    _seen_cursors: set[str] = field(default_factory=set)
+
+    # -- filters ---------------------------------------------------------------------------------
+
+    def set_filters(
+        self,
+        *,
+        cwd: Path | _Keep | None = KEEP,
+        additional_directories: Sequence[Path] | _Keep | None = KEEP,
+    ) -> None:
+        """Change the agent-side filters: paging restarts from the first page."""
+        if not isinstance(cwd, _Keep):
+            self.cwd = cwd
+        if not isinstance(additional_directories, _Keep):
+            self.additional_directories = (
+                None if additional_directories is None else tuple(additional_directories)
+            )
+        self.restart()
+
+    def restart(self) -> None:
+        """Forget every row and cursor; a page still in flight will be dropped."""
+        self.generation += 1
+        self.rows.clear()
+        self.next_cursor = None
+        self.exhausted = False
+        self.loading = False
+        self.error = None
+        self.cursor_expired = False
+        self.pages = 0
+        self._seen_cursors.clear()
+
+    def matches(self, info: SessionInfo) -> bool:
+        return session_matches(
+            info, cwd=self.cwd, additional_directories=self.additional_directories
+        )
+
+    # -- paging ----------------------------------------------------------------------------------
+
+    @property
+    def can_load_more(self) -> bool:
+        return not (self.loading or self.exhausted or self.local or self.error is not None)
+
+    async def load_more(self, client: ListingClient) -> int:
+        """Fetch and merge the next page; returns how many new rows it added.
+
+        A failure is kept in ``error`` (the rows stay); a page that arrives after the filters
+        changed is dropped and returns 0.
+        """
+        if not self.can_load_more:
+            return 0
+        generation = self.generation
+        cursor = self.next_cursor
+        self.loading = True
+        try:
+            response: ListSessionsResponse | None = await client.list_sessions(
+                cwd=self.cwd, cursor=cursor, additional_directories=self.additional_directories
+            )
+        except (AgentError, RpcError) as exc:
+            if generation == self.generation:
+                self.loading = False
+                self.fail(str(exc), cursor_error=cursor is not None and _is_cursor_error(exc))
+            return 0
+        if generation != self.generation:
+            return 0
+        self.loading = False
+        if response is None:
+            self.fail("the agent answered session/list with null instead of a list of sessions")
+            return 0
+        self.pages += 1
+        added = self.merge(response.sessions)
+        following = response.next_cursor
+        if following is None or following == cursor or following in self._seen_cursors:
+            # No cursor is the last page; a cursor seen before would page forever.
+            self.exhausted = True
+            self.next_cursor = None
+        else:
+            self._seen_cursors.add(following)
+            self.next_cursor = following
+        return added
+
+    def fail(self, message: str, *, cursor_error: bool = False) -> None:
+        self.error = message
+        self.cursor_expired = cursor_error
+
+    def retry(self) -> None:
+        """Clear the error; after a cursor error the listing restarts from the first page."""
+        if self.cursor_expired:
+            self.restart()
+        else:
+            self.error = None
+
+    def merge(self, sessions: Iterable[SessionInfo]) -> int:
+        """Add the sessions that pass the filters and are not already loaded."""
+        added = 0
+        for info in sessions:
+            if info.session_id in self.rows or not self.matches(info):
+                continue
+            self.rows[info.session_id] = info
+            added += 1
+        return added
+
+    def show_local(self, sessions: Iterable[SessionInfo]) -> None:
+        """Show the client's own history (the agent cannot list): one complete, filtered page."""
+        self.restart()
+        self.local = True
+        self.exhausted = True
+        self.merge(sessions)
+
+    # -- rows ------------------------------------------------------------------------------------
+
+    def visible(self) -> list[SessionInfo]:
+        """The loaded rows that match the text search (case-insensitive, title or id)."""
+        needle = self.text.strip().casefold()
+        if not needle:
+            return list(self.rows.values())
+        return [
+            info
+            for info in self.rows.values()
+            if needle in (info.title or "").casefold() or needle in info.session_id.casefold()
+        ]
+
+    def add_first(self, info: SessionInfo) -> bool:
+        """Put a session this client just created (a fork) first, when it passes the filters."""
+        if not self.matches(info):
+            return False
+        self.rows = {info.session_id: info, **self.rows}
+        return True
+
+    def remove(self, session_ids: Iterable[str]) -> int:
+        removed = 0
+        for session_id in session_ids:
+            if self.rows.pop(session_id, None) is not None:
+                removed += 1
+        return removed
+
+    def update_title(
+        self,
+        session_id: str,
+        title: str | _Keep | None = KEEP,
+        updated_at: str | _Keep | None = KEEP,
+    ) -> bool:
+        """Apply a `session_info_update` to a loaded row; False when it is not loaded."""
+        info = self.rows.get(session_id)
+        if info is None:
+            return False
+        changes: dict[str, str | None] = {}
+        if not isinstance(title, _Keep):
+            changes["title"] = title
+        if isinstance(updated_at, str):
+            changes["updated_at"] = updated_at
+        if changes:
+            self.rows[session_id] = info.model_copy(update=changes)
+        return True
+
+
+def _is_cursor_error(exc: Exception) -> bool:
+    if isinstance(exc, RpcError):
+        return exc.code == ErrorCode.INVALID_PARAMS or "cursor" in exc.message.lower()
+    return "cursor" in str(exc).lower()
+
+
+# -- presentation helpers (plain text, shared by the UI and tests) --------------------------------
+
+
+def display_title(info: SessionInfo) -> str:
+    """The title, or a readable fallback for an untitled session."""
+    title = (info.title or "").strip()
+    return title or f"{info.session_id[:8]} (untitled)"
+
+
+def parse_timestamp(value: str | None) -> datetime | None:
+    """ISO 8601 as an aware datetime; no timezone counts as UTC; garbage gives None."""
+    if not value:
+        return None
+    text = value.strip()
+    if text[-1:] in ("z", "Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed
+
+
+def relative_time(value: str | None, now: datetime | None = None) -> str:
+    """``updatedAt`` as "5 min ago"; "—" when missing, the raw text when unreadable."""
+    if not value:
+        return "—"
+    when = parse_timestamp(value)
+    if when is None:
+        return value[:20]
+    seconds = ((now or datetime.now(UTC)) - when).total_seconds()
+    if seconds < 45:
+        return "just now"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{minutes} min ago"
+    hours = round(seconds / 3600)
+    if hours < 24:
+        return f"{hours} h ago"
+    days = round(seconds / 86400)
+    if days < 30:
+        return "yesterday" if days == 1 else f"{days} days ago"
+    return when.strftime("%Y-%m-%d")
+
+
+def parse_roots(text: str) -> tuple[Path, ...] | None:
+    """The extra-roots filter as typed: comma or newline separated absolute paths.
+
+    Empty means no filter (None); ``none`` means exactly no extra roots. A relative path raises
+    ValueError (the protocol takes absolute paths only).
+    """
+    stripped = text.strip()
+    if not stripped:
+        return None
+    if stripped.casefold() == "none":
+        return ()
+    roots: list[Path] = []
+    for part in stripped.replace("\n", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        path = Path(part).expanduser()
+        if not path.is_absolute():
+            raise ValueError(f"not an absolute path: {part}")
+        if path not in roots:
+            roots.append(path)
+    return tuple(roots)

@@ -1,0 +1,322 @@
+"""Provides SessionBrowser: the side panel listing the agent's sessions beside the chat.
+
+Ctrl+B cycles it hidden -> narrow -> wide -> hidden. It pages `session/list` lazily through a
+:class:`SessionLister` (a worker per page; the rows show "Loading…" meanwhile and an error row
+when a page fails), or, for an agent that cannot list, shows the client's own history labelled
+"local". Titles follow `session_info_update` live. The actions on a row (replay, resume, fork,
+close, delete) are gated on what the agent advertises, with the reason shown; the app runs them
+(see ``acp_tui.ui.browser.actions``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import ProgressBar, Static
+
+from acp_tui.client.agent import AgentClient
+from acp_tui.client.session_list import SessionLister, parse_roots
+from acp_tui.protocol.methods import SessionInfo
+from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
+from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters
+from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
+from acp_tui.ui.render import sanitize
+
+if TYPE_CHECKING:
+    from acp_tui.ui.app import AcpApp
+
+Width = Literal["hidden", "narrow", "wide"]
+NEXT_WIDTH: dict[Width, Width] = {"hidden": "narrow", "narrow": "wide", "wide": "hidden"}
+Level = Literal["info", "warning", "error"]
+
+
+class SessionBrowser(Vertical):
+    """The session browser panel; its model is ``lister``."""
+
+    DEFAULT_CSS = """
+    SessionBrowser {
+        width: 44;
+        height: 1fr;
+        display: none;
+        border-right: vkey $border-blurred;
+        background: $surface;
+        &:focus-within { border-right: vkey $border; }
+        &.-narrow { display: block; width: 44; }
+        &.-wide { display: block; width: 50%; }
+        #browser-header { height: auto; padding: 0 1; background: $panel; }
+        #browser-rows { height: 1fr; border: none; background: transparent; }
+        #browser-status { height: auto; padding: 0 1; color: $text-muted; }
+        #browser-status.-warning { color: $warning; }
+        #browser-status.-error { color: $error; }
+        #browser-progress { display: none; padding: 0 1; }
+        #browser-progress.-active { display: block; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("r", "request('resume')", "Resume"),
+        Binding("f", "request('fork')", "Fork"),
+        Binding("c", "request('close')", "Close"),
+        Binding("d", "request('delete')", "Delete"),
+        Binding("slash", "focus_search", "Search"),
+        Binding("a", "toggle_all", "All dirs"),
+        Binding("l", "reload", "Reload"),
+        Binding("escape", "back", "Prompt"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.width: Width = "hidden"
+        self.lister = SessionLister()
+        self.client: AgentClient | None = None
+        """The client the rows came from (a restarted agent is listed afresh)."""
+        self.inflight: int | None = None
+        """The generation of the page being fetched, if any."""
+
+    @property
+    def acp(self) -> AcpApp:
+        from acp_tui.ui.app import AcpApp
+
+        app = self.app
+        assert isinstance(app, AcpApp)
+        return app
+
+    def compose(self) -> ComposeResult:
+        yield Static("Sessions", id="browser-header")
+        yield BrowserFilters()
+        yield SessionRows(id="browser-rows")
+        yield ActionBar()
+        yield ProgressBar(id="browser-progress", show_eta=False)
+        yield Static("", id="browser-status")
+
+    @property
+    def rows(self) -> SessionRows:
+        return self.query_one(SessionRows)
+
+    def on_mount(self) -> None:
+        self.lister.cwd = self.acp.launch.cwd
+
+    def on_unmount(self) -> None:
+        self.attach(None)
+
+    # -- showing -------------------------------------------------------------------------------
+
+    def cycle(self) -> None:
+        """Hidden -> narrow -> wide -> hidden; showing it (re)loads the first page."""
+        self.set_width(NEXT_WIDTH[self.width])
+
+    def set_width(self, width: Width) -> None:
+        was_hidden = self.width == "hidden"
+        self.width = width
+        self.set_class(width == "narrow", "-narrow")
+        self.set_class(width == "wide", "-wide")
+        if width == "hidden":
+            self.action_back()
+            return
+        if was_hidden:
+            self.reload()
+        self.rows.focus()
+
+    def agent_ready(self) -> None:
+        """The agent (re)connected or a session opened: reload when the client changed."""
+        if self.width != "hidden" and self.acp.client is not self.client:
+            self.reload()
+        else:
+            self.render_rows()
+
+    def attach(self, client: AgentClient | None) -> None:
+        if self.client is not None and self.on_session_update in self.client.session_listeners:
+            self.client.session_listeners.remove(self.on_session_update)
+        self.client = client
+        if client is not None:
+            client.session_listeners.append(self.on_session_update)
+
+    def reload(self) -> None:
+        """Start over from the first page (or the local history when the agent cannot list)."""
+        app = self.acp
+        client = app.client
+        if client is not self.client:
+            self.attach(client)
+        if client is None:
+            self.lister.restart()
+            self.set_status("Waiting for the agent…")
+            self.render_rows()
+            return
+        if not client.capabilities.can_list:
+            self.lister.show_local(app.local_session_infos())
+        else:
+            self.lister.local = False
+            self.lister.restart()
+            self.request_page()
+        self.render_rows()
+
+    # -- paging --------------------------------------------------------------------------------
+
+    def request_page(self) -> None:
+        client = self.client
+        if client is None or not self.lister.can_load_more:
+            return
+        if self.inflight == self.lister.generation:
+            return
+        self.inflight = self.lister.generation
+        self.run_worker(self.fetch_page(client, self.lister.generation), group="browser-page")
+
+    async def fetch_page(self, client: AgentClient, generation: int) -> None:
+        try:
+            await self.lister.load_more(client)
+        finally:
+            if self.inflight == generation:
+                self.inflight = None
+        self.render_rows()
+        if not self.lister.text:
+            self.call_after_refresh(self.rows.check_near_end)
+
+    @on(SessionRows.NearEnd)
+    def near_end(self) -> None:
+        if not self.lister.text and self.width != "hidden":
+            self.request_page()
+
+    # -- rendering -----------------------------------------------------------------------------
+
+    def render_rows(self) -> None:
+        if not self.is_mounted:
+            return
+        visible = self.lister.visible()
+        state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
+        self.rows.show_rows(visible, self.tags(), state)
+        self.update_header()
+        self.update_actions()
+
+    def tags(self) -> dict[str, list[str]]:
+        app = self.acp
+        chat_id = app.session.session_id if app.session is not None else None
+        live = app.client.sessions if app.client is not None else {}
+        tags: dict[str, list[str]] = {}
+        for session_id in self.lister.rows:
+            mine: list[str] = []
+            if session_id == chat_id and session_id in live:
+                mine.append("chat")
+            elif session_id in live and not live[session_id].closed:
+                mine.append("open")
+            if self.lister.local:
+                mine.append("local")
+            tags[session_id] = mine
+        return tags
+
+    def update_header(self) -> None:
+        name = self.client.capabilities.display_name if self.client else "the agent"
+        header = self.query_one("#browser-header", Static)
+        header.update(Text(sanitize(header_text(self.lister, name))))
+
+    def update_actions(self) -> None:
+        info = self.rows.highlighted_info
+        self.query_one(ActionBar).set_reasons(
+            {action: self.acp.why_unavailable(action, info) for action in ACTIONS}
+        )
+
+    def set_status(self, text: str, level: Level = "info") -> None:
+        status = self.query_one("#browser-status", Static)
+        status.update(Text(sanitize(text)))
+        status.set_class(level == "warning", "-warning")
+        status.set_class(level == "error", "-error")
+
+    def show_progress(self, done: int | None, total: int = 0) -> None:
+        """A progress bar for several deletions; None hides it."""
+        bar = self.query_one(ProgressBar)
+        bar.set_class(done is not None, "-active")
+        if done is not None:
+            bar.update(total=total, progress=done)
+
+    # -- changes from the app and the agent ----------------------------------------------------
+
+    def session_removed(self, session_ids: list[str]) -> None:
+        if self.lister.remove(session_ids):
+            self.render_rows()
+
+    def session_added(self, info: SessionInfo) -> None:
+        if self.lister.add_first(info):
+            self.render_rows()
+
+    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
+        """A client listener: a `session_info_update` of any session updates its row."""
+        if not isinstance(update, SessionInfoUpdate) or session_id not in self.lister.rows:
+            return
+        fields = update.model_fields_set
+        changed = self.lister.update_title(
+            session_id,
+            **({"title": update.title} if "title" in fields else {}),
+            **({"updated_at": update.updated_at} if "updated_at" in fields else {}),
+        )
+        if changed:
+            self.render_rows()
+
+    # -- user input ----------------------------------------------------------------------------
+
+    @on(BrowserFilters.Changed)
+    def filters_changed(self, event: BrowserFilters.Changed) -> None:
+        if event.what == "text":
+            self.lister.text = str(event.value)
+            self.render_rows()
+            return
+        if event.what == "all":
+            self.lister.set_filters(cwd=None if event.value else self.acp.launch.cwd)
+        else:
+            try:
+                roots = parse_roots(str(event.value))
+            except ValueError as exc:
+                self.set_status(str(exc), "error")
+                return
+            self.lister.set_filters(additional_directories=roots)
+        self.set_status("")
+        self.reload()
+
+    @on(SessionRows.OptionHighlighted)
+    def row_highlighted(self) -> None:
+        self.update_actions()
+
+    @on(SessionRows.Chosen)
+    def row_chosen(self, event: SessionRows.Chosen) -> None:
+        if event.option_id.startswith(STATE_ROW + "error"):
+            self.retry_page()
+        elif not event.option_id.startswith(STATE_ROW):
+            self.action_request("replay")
+
+    @on(ActionBar.Requested)
+    def button_requested(self, event: ActionBar.Requested) -> None:
+        self.action_request(event.action)
+
+    def action_request(self, action: str) -> None:
+        """Run a row action on the highlighted row (delete: on the marked rows, if any)."""
+        info = self.rows.highlighted_info
+        reason = self.acp.why_unavailable(action, info)
+        if reason is not None or info is None:
+            self.set_status(reason or "Select a session first.", "warning")
+            return
+        self.acp.run_browser_action(action, info, self.rows.marked_infos())
+
+    def action_focus_search(self) -> None:
+        self.query_one("#browser-search").focus()
+
+    def action_toggle_all(self) -> None:
+        self.query_one(BrowserFilters).toggle_all()
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def retry_page(self) -> None:
+        """After an error: ask for the failed page again (from the start after a bad cursor)."""
+        if self.lister.cursor_expired or not self.lister.rows:
+            self.reload()
+            return
+        self.lister.retry()
+        self.request_page()
+        self.render_rows()
+
+    def action_back(self) -> None:
+        """Back to the prompt (the panel stays as it is)."""
+        self.screen.query_one("#prompt").focus()

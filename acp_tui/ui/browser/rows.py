@@ -1,0 +1,208 @@
+"""Provides SessionRows: the session browser's list of rows, with marks and paging hints.
+
+Each row shows the title (or a fallback), a tag ("chat", "open", "local"), the relative time,
+the cwd and the extra roots. Below the rows sits one state row: "Loading…" while a page is in
+flight, the error (Enter retries or reloads), or the end of the list. The list tells its panel
+when the user has come near the end (by keyboard or by scrolling), so the next page is asked
+for lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from acp_tui.client.session_list import SessionLister, display_title, relative_time
+from acp_tui.protocol.methods import SessionInfo
+from acp_tui.ui.render import sanitize
+
+STATE_ROW = "state:"
+"""Option ids of the state rows start with this (session ids never do)."""
+NEAR_END = 3
+"""Rows from the end at which the next page is asked for."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowState:
+    """What the state row under the sessions says."""
+
+    kind: str  # "loading", "error", "end", "empty", "more" or "" for none
+    text: str = ""
+
+
+def short_path(path: str) -> str:
+    home = str(Path.home())
+    if path == home or path.startswith(home + "/"):
+        return "~" + path[len(home) :]
+    return path
+
+
+def row_content(info: SessionInfo, marked: bool, tags: Sequence[str]) -> Content:
+    """A session's two or three lines."""
+    title = Content.assemble(
+        ("● " if marked else "  ", "$warning"), (sanitize(display_title(info)), "bold")
+    )
+    for tag in tags:
+        title = Content.assemble(title, " ", (f"[{tag}]", "$accent"))
+    details = Content.assemble(
+        "  ",
+        (relative_time(info.updated_at), "$text-muted"),
+        ("  ·  ", "$text-muted"),
+        (sanitize(short_path(info.cwd)), "$text-muted"),
+    )
+    lines = [title, details]
+    roots = info.additional_directories or []
+    if roots:
+        extra = ", ".join(sanitize(short_path(r)) for r in roots)
+        lines.append(Content.assemble("  ", (f"+ {extra}", "$text-muted")))
+    return Content("\n").join(lines)
+
+
+def state_content(state: RowState) -> Content:
+    style = {"error": "$error", "loading": "$accent"}.get(state.kind, "$text-muted")
+    return Content.assemble(("  " + sanitize(state.text), style))
+
+
+def row_state(lister: SessionLister, visible: Sequence[SessionInfo], *, busy: bool) -> RowState:
+    """The state row: an error (with what Enter does), "Loading…", empty, more or the end."""
+    if lister.error is not None:
+        again = "Enter or l: reload from the start" if lister.cursor_expired else "Enter: retry"
+        return RowState("error", f"⚠ {lister.error} ({again})")
+    if lister.loading or busy:
+        return RowState("loading", "Loading…")
+    if lister.text and not visible:
+        return RowState("empty", "No loaded session matches the search")
+    if not lister.rows:
+        where = f"in {lister.cwd}" if lister.cwd is not None else "at all"
+        return RowState("empty", f"No sessions {where}")
+    if not lister.exhausted:
+        return RowState("more", "More below…")
+    return RowState("end", f"{len(lister.rows)} session(s)")
+
+
+def header_text(lister: SessionLister, agent_name: str) -> str:
+    """The header: "Sessions", where they come from when local, and the filters."""
+    lines = ["Sessions"]
+    if lister.local:
+        lines.append(f"From acp-tui's local history: {agent_name} cannot list sessions")
+    scope = "all directories" if lister.cwd is None else str(lister.cwd)
+    if lister.additional_directories is not None:
+        roots = ", ".join(str(d) for d in lister.additional_directories) or "none"
+        scope += f" + exactly [{roots}]"
+    lines.append(scope)
+    return "\n".join(lines)
+
+
+class SessionRows(OptionList):
+    """The rows; Space marks one (for deleting several), Enter asks the panel to open it."""
+
+    BINDINGS = [
+        Binding("enter", "choose", "Open"),
+        Binding("space", "toggle_mark", "Mark", show=True),
+    ]
+
+    @dataclass
+    class Chosen(Message):
+        """Enter on a row: a session id, or the id of the state row (retry)."""
+
+        option_id: str
+
+    @dataclass
+    class NearEnd(Message):
+        """The user came near the end of the loaded rows: time for the next page."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.marked: set[str] = set()
+        self.infos: dict[str, SessionInfo] = {}
+        self.tags: dict[str, list[str]] = {}
+
+    def on_mount(self) -> None:
+        self.watch(self, "scroll_y", self.check_near_end, init=False)
+
+    def show_rows(
+        self, infos: Sequence[SessionInfo], tags: dict[str, list[str]], state: RowState
+    ) -> None:
+        """Replace the rows, keeping the highlighted session (or its position)."""
+        keep_id = self.highlighted_id
+        keep_index = self.highlighted
+        self.infos = {info.session_id: info for info in infos}
+        self.tags = tags
+        self.marked &= set(self.infos)
+        options = [
+            Option(
+                row_content(i, i.session_id in self.marked, tags.get(i.session_id, ())),
+                id=i.session_id,
+            )
+            for i in infos
+        ]
+        if state.kind:
+            options.append(
+                Option(
+                    state_content(state),
+                    id=STATE_ROW + state.kind,
+                    disabled=state.kind == "loading",
+                )
+            )
+        self.set_options(options)
+        if not options:
+            return
+        if keep_id is not None and keep_id in self.infos:
+            self.highlighted = self.get_option_index(keep_id)
+        elif keep_index is not None:
+            self.highlighted = min(keep_index, len(options) - 1)
+        else:
+            self.highlighted = 0
+        if self.highlighted is not None and options[self.highlighted].disabled:
+            self.highlighted = max(0, self.highlighted - 1) if len(options) > 1 else None
+
+    @property
+    def highlighted_id(self) -> str | None:
+        option = self.highlighted_option
+        return option.id if option is not None else None
+
+    @property
+    def highlighted_info(self) -> SessionInfo | None:
+        option_id = self.highlighted_id
+        return self.infos.get(option_id) if option_id is not None else None
+
+    def marked_infos(self) -> list[SessionInfo]:
+        return [info for sid, info in self.infos.items() if sid in self.marked]
+
+    def action_choose(self) -> None:
+        option_id = self.highlighted_id
+        if option_id is not None:
+            self.post_message(self.Chosen(option_id))
+
+    def action_toggle_mark(self) -> None:
+        info = self.highlighted_info
+        if info is None:
+            return
+        self.marked ^= {info.session_id}
+        self.replace_option_prompt(
+            info.session_id, row_content(info, info.session_id in self.marked, self.tags_of(info))
+        )
+
+    def tags_of(self, info: SessionInfo) -> Sequence[str]:
+        return self.tags.get(info.session_id, ())
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        super().watch_highlighted(highlighted)
+        self.check_near_end()
+
+    def check_near_end(self, *_: object) -> None:
+        """Post NearEnd when the highlight or the scroll position is close to the end."""
+        if not self.is_mounted:
+            return
+        count = self.option_count
+        near_by_key = self.highlighted is not None and self.highlighted >= count - NEAR_END
+        near_by_scroll = self.scroll_y >= self.max_scroll_y - 2
+        if near_by_key or near_by_scroll:
+            self.post_message(self.NearEnd())

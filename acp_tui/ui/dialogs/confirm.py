@@ -1,0 +1,86 @@
+"""Provides ConfirmDialog: a yes/no question before something that cannot be undone.
+
+It names what will happen (the caller lists the items); Enter or ``y`` confirms, Esc or ``n``
+cancels. The answer is a bool through ``dismiss``; focus starts on Cancel so that a stray Enter
+does not delete anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from acp_tui.ui.render import sanitize
+
+MAX_LISTED = 8
+"""Items listed by name; the rest are counted."""
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """Asks ``question`` about ``items``; True only when the user confirms."""
+
+    DEFAULT_CSS = """
+    ConfirmDialog {
+        align: center middle;
+        & > Vertical {
+            width: 80%;
+            max-width: 80;
+            height: auto;
+            border: thick $error;
+            background: $panel;
+            padding: 1 2;
+        }
+        #confirm-title { text-style: bold; margin-bottom: 1; }
+        #confirm-items { height: auto; color: $text-muted; }
+        #confirm-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+        #confirm-buttons Button { margin-left: 2; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "Cancel"),
+        Binding("y", "answer(True)", "Confirm"),
+    ]
+    AUTO_FOCUS = "#confirm-no"
+
+    def __init__(
+        self, question: str, items: Sequence[str] = (), *, confirm_label: str = "Delete"
+    ) -> None:
+        super().__init__()
+        self.question = question
+        self.items = list(items)
+        self.confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(sanitize(self.question)), id="confirm-title")
+            yield Static(Text(self.items_text()), id="confirm-items")
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Cancel", id="confirm-no")
+                yield Button(self.confirm_label, id="confirm-yes", variant="error")
+
+    def items_text(self) -> str:
+        shown = [f"• {sanitize(item)}" for item in self.items[:MAX_LISTED]]
+        hidden = len(self.items) - MAX_LISTED
+        if hidden > 0:
+            shown.append(f"… and {hidden} more")
+        shown.append("This cannot be undone.")
+        return "\n".join(shown)
+
+    @on(Button.Pressed, "#confirm-yes")
+    def confirm(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#confirm-no")
+    def cancel(self) -> None:
+        self.dismiss(False)
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
