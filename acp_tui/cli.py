@@ -15,13 +15,18 @@ from pathlib import Path
 from typing import NoReturn
 
 from acp_tui import __version__
-from acp_tui.client.launch import LaunchError, check_supported, resolve_launch
+from acp_tui.client.launch import LaunchError, agent_choices, check_supported, resolve_launch
+from acp_tui.client.root_choice import validate_roots
+from acp_tui.commands.agents import agents_command
 from acp_tui.commands.sessions import sessions_command
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
 
 PROG = "acp-tui"
-USAGE = f"{PROG} [DIR] [-a NAME | -- COMMAND ARGS...] [--protocol {{1,2}}] [--version] [-h]"
+USAGE = (
+    f"{PROG} [DIR] [-a NAME | -- COMMAND ARGS...] [--add-dir DIR]... [--protocol {{1,2}}] "
+    "[--version] [-h]"
+)
 
 
 _CHAT_EPILOG = """\
@@ -30,7 +35,8 @@ agent command:
                         '--' is passed to it verbatim
 
 Without -a or '--', {prog} starts the config file's default_agent, else the only configured
-agent, else the bundled demo agent. '-a demo' always means the demo agent.
+agent; with several configured it asks which one, and with none it starts the bundled demo
+agent. '-a demo' always means the demo agent.
 
 subcommands: {subcommands} (see '{prog} SUBCOMMAND --help').
 To open a directory named like a subcommand, write ./NAME.
@@ -87,6 +93,14 @@ def _chat_parser() -> _Parser:
         choices=(1, 2),
         help="the ACP protocol version to speak (2 is the draft, opt-in; default: 1)",
     )
+    parser.add_argument(
+        "--add-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="an extra workspace root for the session, after the configured ones (repeatable; "
+        "relative to DIR; sent only to agents that support additional directories)",
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
@@ -103,22 +117,47 @@ def _chat(args: list[str]) -> int:
         if not command:
             raise UsageError("expected an agent command after '--'")
     cwd = _session_dir(options.dir)
+    extra_roots = _extra_roots(options.add_dir, cwd)
+    if extra_roots is None:
+        return 2
     paths = get_paths()
     loaded = _load_and_warn(paths.config_file)
+    agent_name: str | None = options.agent
+    choices = agent_choices(agent_name, command, loaded.settings)
+    if choices:
+        from acp_tui.ui.agent_picker import pick_agent  # Textual is imported only here
+
+        agent_name = pick_agent(choices, loaded.settings)
+        if agent_name is None:
+            return 0
     launch = resolve_launch(
         cwd=cwd,
-        agent_name=options.agent,
+        agent_name=agent_name,
         command=command,
         settings=loaded.settings,
         paths=paths,
         protocol=options.protocol,
     )
-    launch = replace(launch, settings=loaded.settings, warnings=tuple(loaded.problems))
+    roots = tuple(dict.fromkeys([*launch.additional_directories, *extra_roots]))
+    launch = replace(
+        launch,
+        settings=loaded.settings,
+        warnings=tuple(loaded.problems),
+        additional_directories=roots,
+    )
     check_supported(launch)
 
     from acp_tui.ui.app import run_app  # Textual is imported only here
 
     return run_app(launch)
+
+
+def _extra_roots(entries: list[str], cwd: Path) -> tuple[Path, ...] | None:
+    """The ``--add-dir`` roots in absolute form; None (each refusal printed) if any is refused."""
+    check = validate_roots(entries, cwd)
+    for problem in check.problems:
+        print(f"{PROG}: error: --add-dir {problem.entry!r}: {problem.reason}", file=sys.stderr)
+    return check.accepted if check.ok else None
 
 
 def _session_dir(raw: str | None) -> Path:
@@ -158,6 +197,7 @@ def _config(args: list[str]) -> int:
 
 
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "agents": agents_command,
     "config": _config,
     "sessions": sessions_command,
 }

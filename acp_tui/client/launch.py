@@ -17,6 +17,7 @@ __all__ = [
     "DEMO_AGENT_NAME",
     "LaunchError",
     "LaunchSpec",
+    "agent_choices",
     "demo_agent_command",
     "resolve_launch",
 ]
@@ -51,9 +52,14 @@ class LaunchSpec:
     """Problems found while loading the settings, for the UI to show once it is up."""
 
 
-def demo_agent_command(paths: Paths) -> AgentCommand:
-    """The bundled demo agent, run with this interpreter and keeping its data under `paths`."""
+def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:
+    """The bundled demo agent, run with this interpreter and keeping its data under `paths`.
+
+    With ``protocol`` 2 it is started with ``--protocol 2`` so that it can speak the v2 draft.
+    """
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(paths.demo_agent_dir)]
+    if protocol >= 2:
+        argv += ["--protocol", str(protocol)]
     return AgentCommand(argv=argv, name=DEMO_AGENT_NAME)
 
 
@@ -85,13 +91,30 @@ def resolve_launch(
     )
 
 
+def agent_choices(
+    agent_name: str | None, command: list[str] | None, settings: Settings
+) -> list[str]:
+    """The agents to offer the user when nothing decides which one to start, else `[]`.
+
+    Nothing decides when there is no `-- COMMAND`, no `-a NAME`, no `default_agent` and more
+    than one configured agent. The choices are the configured names, sorted, then "demo".
+    Without a choice `resolve_launch` would start the demo agent, so a caller that cannot ask
+    may simply go ahead.
+    """
+    if command is not None or agent_name is not None or settings.default_agent is not None:
+        return []
+    names = sorted(name for name in settings.agents if name != DEMO_AGENT_NAME)
+    if len(settings.agents) < 2:
+        return []
+    return [*names, DEMO_AGENT_NAME]
+
+
 def check_supported(spec: LaunchSpec) -> None:
     """Refuse, before anything starts, a protocol version this client cannot speak yet."""
     if spec.protocol_version not in SUPPORTED_PROTOCOLS:
         raise LaunchError(
             f"ACP protocol version {spec.protocol_version} is not supported by this acp-tui "
-            f"(supported: {', '.join(map(str, SUPPORTED_PROTOCOLS))}); v2 is a draft and its "
-            "support is still to come"
+            f"(supported: {', '.join(map(str, SUPPORTED_PROTOCOLS))})"
         )
 
 
@@ -134,7 +157,7 @@ def _resolve(
         name = DEMO_AGENT_NAME
 
     if name == DEMO_AGENT_NAME:
-        demo = demo_agent_command(paths)
+        demo = demo_agent_command(paths, protocol or 1)
         return LaunchSpec(
             agent=AgentCommand(argv=demo.argv, env=demo.env, cwd=cwd, name=demo.name),
             cwd=cwd,
