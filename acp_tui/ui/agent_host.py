@@ -36,9 +36,11 @@ from acp_tui.protocol.client_methods import (
     RequestPermissionRequest,
 )
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.dialogs.auth import AuthDialog
+from acp_tui.ui.dialogs.roots import RootsDialog
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,8 @@ class AgentHost(App[int]):
         self.agent_alive = False
         self.restart_requested = False
         self.pending_login: AuthMethodInfo | None = None
+        self.extra_roots: tuple[Path, ...] = launch.additional_directories
+        """The extra roots new sessions get (the user may go on without them)."""
         self.run_interactive: InteractiveRunner = self.run_in_terminal
         self._quit: anyio.Event | None = None
         self._restart: anyio.Event | None = None
@@ -150,8 +154,11 @@ class AgentHost(App[int]):
                 session = await self.authenticated(client, lambda: self.open_session(client))
             except NeedsTerminalLogin as need:
                 return need.method
-            self.session = session
-            self.session_opened(session)
+            if session is not None:
+                self.session = session
+                self.session_opened(session)
+            else:
+                self.chat.set_agent_status("no session open: Ctrl+N starts one")
             assert self._quit is not None
             await first_of(self._quit, self._restart, client.exited)
             self.agent_alive = False
@@ -159,14 +166,16 @@ class AgentHost(App[int]):
                 raise client.process.exit_error()
         return None
 
-    async def open_session(self, client: AgentClient) -> LiveSession:
-        """A new session, or after a restart the same one again when the agent can reopen it."""
+    async def open_session(self, client: AgentClient) -> LiveSession | None:
+        """A new session, or after a restart the same one again when the agent can reopen it.
+
+        None when the user declined to go on without extra roots the agent cannot take, or
+        the agent refused them: the app stays up with no session.
+        """
         old = self.session
         caps = client.capabilities
         if old is None:
-            session = await client.new_session(self.launch.cwd, self.launch.additional_directories)
-            self.recorder.note(session, created=True)
-            return session
+            return await self.create_session(client, self.launch.cwd, self.extra_roots)
         if caps.can_resume:
             session = await client.resume_session(
                 old.session_id, old.cwd, old.additional_directories, transcript=old.transcript
@@ -185,6 +194,48 @@ class AgentHost(App[int]):
             "this is a new session.",
             "warning",
         )
+        return session
+
+    async def create_session(
+        self, client: AgentClient, cwd: Path, roots: tuple[Path, ...]
+    ) -> LiveSession | None:
+        """`session/new` with extra roots, never dropping them silently.
+
+        An agent that cannot take extra roots gets the roots dialog's explicit choice (go on
+        without them, or cancel: None); an agent that refuses them (e.g. -32602) is named with
+        its message, and None is returned. Roots that were used become recent roots.
+        """
+        caps = client.capabilities
+        if roots and not caps.additional_directories:
+            answer = await self.ask(
+                RootsDialog(
+                    cwd, roots, supported=False, reason=caps.why_not("additional_directories")
+                )
+            )
+            if answer is None or not answer.proceed_without:
+                self.notify(
+                    "No session opened: the extra roots were not sent. Ctrl+N starts a session.",
+                    severity="warning",
+                    timeout=20,
+                )
+                return None
+            roots = ()
+            self.extra_roots = ()
+        try:
+            session = await client.new_session(cwd, roots)
+        except RpcError as exc:
+            if not roots or exc.is_auth_required:
+                raise
+            self.notify(
+                f"{caps.display_name} refused the extra roots: {exc.message} (code {exc.code})",
+                severity="error",
+                timeout=30,
+                markup=False,
+            )
+            return None
+        if roots:
+            recent_roots_for_project(cwd, self.paths).record(roots)
+        self.recorder.note(session, created=True)
         return session
 
     def offer_restart(self) -> None:

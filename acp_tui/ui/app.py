@@ -30,10 +30,12 @@ from acp_tui.protocol.client_methods import (
     SelectedPermissionOutcome,
 )
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.agent_host import AgentHost, NeedsTerminalLogin
 from acp_tui.ui.browser.actions import SessionActions
 from acp_tui.ui.dialogs.export import ExportDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
+from acp_tui.ui.dialogs.roots import RootsDialog, RootsResult
 from acp_tui.ui.themes import install_themes, save_theme_choice
 
 
@@ -46,6 +48,7 @@ class AcpApp(SessionActions, AgentHost):
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("ctrl+r", "restart_agent", "Restart agent"),
         Binding("ctrl+s", "export_transcript", "Export"),
+        Binding("ctrl+n", "new_session_with_roots", "New session"),
         Binding("ctrl+b", "toggle_browser", "Sessions"),
     ]
 
@@ -90,6 +93,11 @@ class AcpApp(SessionActions, AgentHost):
             "Export transcript", "Save the conversation as Markdown", self.action_export_transcript
         )
         yield SystemCommand(
+            "New session with roots…",
+            "Choose extra workspace roots and start a new session",
+            self.action_new_session_with_roots,
+        )
+        yield SystemCommand(
             "Sessions: toggle browser",
             "Show the session browser beside the chat, widen it, hide it (Ctrl+B)",
             self.action_toggle_browser,
@@ -110,6 +118,9 @@ class AcpApp(SessionActions, AgentHost):
     def submit_prompt(self, text: str, attachments: Sequence[Path] = ()) -> bool:
         """Send ``text`` and its attached files now, or once the session is open; False: refused."""
         if self.session is None:
+            if self.agent_alive:  # up, but the user declined to open a session
+                self.notify("No session is open: press Ctrl+N to start one.", severity="warning")
+                return False
             self.pending_prompts.append(text)  # its @mentions are resolved once it is open
             self.notify("The agent is still starting; your message will be sent when it is ready.")
             return True
@@ -174,6 +185,48 @@ class AcpApp(SessionActions, AgentHost):
                 self.run_cancel(self.client, session)
             return CancelledPermissionOutcome()
         return SelectedPermissionOutcome(option_id=option_id)
+
+    # -- new session with extra roots -----------------------------------------------------
+
+    def action_new_session_with_roots(self) -> None:
+        """Pick the extra roots of a new session in the roots dialog, then open it."""
+        client = self.client
+        if client is None or not self.agent_alive:
+            self.notify("The agent is not running.", severity="warning")
+            return
+        caps, current = client.capabilities, self.session
+        cwd = current.cwd if current is not None else self.launch.cwd
+        roots = current.additional_directories if current is not None else self.extra_roots
+        dialog = RootsDialog(
+            cwd,
+            roots,
+            recent_roots_for_project(cwd, self.paths).load(),
+            supported=caps.additional_directories,
+            reason=caps.why_not("additional_directories"),
+        )
+
+        def chosen(result: RootsResult | None) -> None:
+            if result is not None:
+                self.open_session_with_roots(client, cwd, result.roots)
+
+        self.push_screen(dialog, callback=chosen)
+
+    @work(group="new-with-roots", exclusive=True, exit_on_error=False)
+    async def open_session_with_roots(
+        self, client: AgentClient, cwd: Path, roots: tuple[Path, ...]
+    ) -> None:
+        try:
+            session = await self.authenticated(
+                client, lambda: self.create_session(client, cwd, roots)
+            )
+        except (AgentExited, NeedsTerminalLogin):
+            return
+        except (AgentError, RpcError) as exc:
+            self.report_failure("Could not open a new session", exc)
+            return
+        if session is not None:
+            self.session = session
+            self.session_opened(session)
 
     # -- export --------------------------------------------------------------------------
 

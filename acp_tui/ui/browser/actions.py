@@ -354,7 +354,7 @@ class SessionActions(_Base):
         try:
             if client is None:
                 return
-            session = await client.new_session(self.launch.cwd, self.launch.additional_directories)
+            session = await self.create_session(client, self.launch.cwd, self.extra_roots)
         except AgentExited:
             return
         except (AgentError, RpcError) as exc:
@@ -362,6 +362,7 @@ class SessionActions(_Base):
             return
         finally:
             self._opening_new_session = False
-        self.recorder.note(session, created=True)
+        if session is None:
+            return
         self.session = session
         self.session_opened(session)
