@@ -7,6 +7,7 @@ Only the chat path imports Textual, and only once the arguments are known to be 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -17,8 +18,6 @@ from typing import NoReturn
 from acp_tui import __version__
 from acp_tui.client.launch import LaunchError, agent_choices, check_supported, resolve_launch
 from acp_tui.client.root_choice import validate_roots
-from acp_tui.commands.agents import agents_command
-from acp_tui.commands.sessions import sessions_command
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
 
@@ -196,9 +195,20 @@ def _config(args: list[str]) -> int:
     return 0
 
 
+def _lazy(module: str, name: str) -> Callable[[list[str]], int]:
+    """A subcommand imported only when it runs, so the chat starts without loading it."""
+
+    def run(args: list[str]) -> int:
+        command: Callable[[list[str]], int] = getattr(importlib.import_module(module), name)
+        return command(args)
+
+    run.__name__ = name
+    return run
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "agents": agents_command,
     "config": _config,
-    "sessions": sessions_command,
+    "agents": _lazy("acp_tui.commands.agents", "agents_command"),
+    "sessions": _lazy("acp_tui.commands.sessions", "sessions_command"),
 }
 """Headless subcommands by name: `acp-tui NAME ARGS...` runs `SUBCOMMANDS[NAME](ARGS)`."""

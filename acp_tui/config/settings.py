@@ -27,7 +27,9 @@ __all__ = [
 
 # TOML values are already typed, so validate strictly: `show_thoughts = "yes"` is a mistake to
 # report, not a string to coerce. Unknown keys are errors so that typos do not pass silently.
-_MODEL_CONFIG = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+_MODEL_CONFIG = ConfigDict(
+    extra="forbid", strict=True, use_attribute_docstrings=True, defer_build=True
+)
 
 
 class AgentConfig(BaseModel):

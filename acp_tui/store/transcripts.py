@@ -21,6 +21,7 @@ Recording never raises into the caller for disk errors: it logs one warning and 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -55,8 +56,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_UPDATE = TypeAdapter[SessionUpdate](SessionUpdate)
-_BLOCKS = TypeAdapter[list[ContentBlock]](list[ContentBlock])
+
+@functools.cache
+def _adapters() -> tuple[TypeAdapter[SessionUpdate], TypeAdapter[list[ContentBlock]]]:
+    """Built on first replay, not at import (they are costly and the app starts without them)."""
+    return TypeAdapter(SessionUpdate), TypeAdapter(list[ContentBlock])
 
 
 class _Unset(Enum):
@@ -278,9 +282,9 @@ class TranscriptCache:
         for event in self.events(agent_key, session_id):
             try:
                 if isinstance(event, RecordedUpdate):
-                    update = _UPDATE.validate_python(event.update)
+                    update = _adapters()[0].validate_python(event.update)
                 else:
-                    blocks = _BLOCKS.validate_python(event.blocks)
+                    blocks = _adapters()[1].validate_python(event.blocks)
             except ValidationError as exc:
                 log.debug("skipping an invalid recorded event: %s", exc)
                 continue
