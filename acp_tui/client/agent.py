@@ -20,24 +20,27 @@ from anyio.abc import TaskGroup
 from pydantic import ValidationError
 
 from acp_tui import __version__
-from acp_tui.client.calls import SessionCalls
+from acp_tui.client.calls import SessionCalls, TurnWaiter
 from acp_tui.client.capabilities import SUPPORTED_PROTOCOLS, Capabilities
+from acp_tui.client.dialect import (
+    Dialect,
+    Event,
+    MessageReplaced,
+    ToolContentAppended,
+    TurnStateChanged,
+    apply_event,
+    dialect_for,
+)
 from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.process import AgentProcess, spawn_agent
 from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
-from acp_tui.protocol.capabilities import (
-    ClientCapabilities,
-    Implementation,
-    InitializeRequest,
-    InitializeResponse,
-)
-from acp_tui.protocol.client_methods import RequestPermissionRequest
+from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
 from acp_tui.protocol.connection import Connection, describe_validation_error
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
-from acp_tui.protocol.updates import SessionNotification, SessionUpdate
+from acp_tui.protocol.updates import SessionUpdate
 
 log = logging.getLogger(__name__)
 
@@ -89,12 +92,16 @@ class AgentClient(SessionCalls):
             name="agent",
         )
         self.sessions: dict[str, LiveSession] = {}
-        self.early_updates: dict[str, list[SessionUpdate]] = {}
+        self.dialect: Dialect = dialect_for(1, client_capabilities())
+        """How the negotiated protocol version spells every call (set by ``initialize``)."""
+        self.turns: dict[str, TurnWaiter] = {}
+        self.early_updates: dict[str, list[Event]] = {}
         """Updates for a session id not registered yet: an agent may send some (commands) right
         after its `session/new` reply, before the awaiting call has registered the session."""
         self.session_listeners: list[SessionInfoListener] = []
         self.capabilities = Capabilities(protocol_version=launch.protocol_version)
-        self.initialize_result: InitializeResponse | None = None
+        self.initialize_result: WireModel | None = None
+        """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
         self.exited = anyio.Event()
         self.task_group: TaskGroup | None = None
 
@@ -138,12 +145,14 @@ class AgentClient(SessionCalls):
     # -- initialize ----------------------------------------------------------------------------
 
     async def initialize(self, within: float) -> Capabilities:
+        """Offer the launch's protocol version and go on with the one the agent answers.
+
+        The answer must be a version this client speaks and not above the offer (v2 is opt-in):
+        offered 2 and answered 1 goes on in v1, and ``capabilities.protocol_version`` says so.
+        Anything else is :class:`ProtocolMismatch`.
+        """
         offered = self.launch.protocol_version
-        params = InitializeRequest(
-            protocol_version=offered,
-            client_capabilities=client_capabilities(),
-            client_info=CLIENT_INFO,
-        )
+        params = dialect_for(offered, client_capabilities()).initialize_request(CLIENT_INFO)
         try:
             with anyio.fail_after(within):
                 raw = await self.connection.request("initialize", params.to_wire())
@@ -157,18 +166,23 @@ class AgentClient(SessionCalls):
                 f"expected an object with a protocolVersion, got {str(raw)[:200]!r}"
             )
         version = raw["protocolVersion"]
+        acceptable = tuple(v for v in SUPPORTED_PROTOCOLS if v <= offered)
         # bool is an int to Python (True == 1), never a protocol version on the wire.
-        if isinstance(version, bool) or version not in SUPPORTED_PROTOCOLS:
-            raise ProtocolMismatch(offered, version, SUPPORTED_PROTOCOLS)
+        if isinstance(version, bool) or version not in acceptable:
+            raise ProtocolMismatch(offered, version, acceptable)
+        dialect = dialect_for(version, client_capabilities())
         try:
-            result = InitializeResponse.from_wire(raw)
+            result, capabilities = dialect.parse_initialize(raw)
         except ValidationError as exc:
             raise MalformedResponse(
                 f"the agent's initialize answer does not fit the protocol: "
                 f"{describe_validation_error(exc)}"
             ) from exc
+        if version != offered:
+            log.info("offered ACP protocol %s, going on with %s", offered, version)
+        self.dialect = dialect
         self.initialize_result = result
-        self.capabilities = Capabilities.from_v1(result)
+        self.capabilities = capabilities
         return self.capabilities
 
     # -- incoming ------------------------------------------------------------------------------
@@ -184,7 +198,7 @@ class AgentClient(SessionCalls):
 
     async def _on_request(self, method: str, params: Any) -> Any:
         if method == "session/request_permission":
-            request = RequestPermissionRequest.model_validate(params)
+            request = self.dialect.permission_request(params)
             session = self.sessions.get(request.session_id)
             if session is None or session.closed:
                 log.warning(
@@ -192,6 +206,8 @@ class AgentClient(SessionCalls):
                 )
                 return {"outcome": {"outcome": "cancelled"}}
             return await session.ask_permission(self.permission_handler, request)
+        if not self.dialect.serves_client_methods:
+            raise RpcError.method_not_found(method)
         if method == "fs/read_text_file":
             return await self._session_for(params).read_text_file(params)
         if method == "fs/write_text_file":
@@ -205,19 +221,45 @@ class AgentClient(SessionCalls):
             log.debug("ignoring notification %s", method)
             return
         try:
-            note = SessionNotification.model_validate(params)
+            session_id, events = self.dialect.parse_update(params)
         except ValidationError as exc:
             log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
             return
-        session = self.sessions.get(note.session_id)
-        if session is not None:
-            session.transcript.apply(note.update)
-        else:
-            self._keep_early(note.session_id, note.update)
-        for listener in list(self.session_listeners):
-            listener(note.session_id, note.update)
+        for event in events:
+            session = self.sessions.get(session_id)
+            if isinstance(event, TurnStateChanged):
+                if session is not None:
+                    self._turn_state(session, event)
+                continue
+            updates: list[SessionUpdate] = []
+            if session is not None:
+                updates = apply_event(session.transcript, event)
+            else:
+                self._keep_early(session_id, event)
+                if not isinstance(event, MessageReplaced | ToolContentAppended):
+                    updates = [event]
+            for update in updates:
+                for listener in list(self.session_listeners):
+                    listener(session_id, update)
 
-    def _keep_early(self, session_id: str, update: SessionUpdate) -> None:
+    def _turn_state(self, session: LiveSession, event: TurnStateChanged) -> None:
+        """A v2 ``state_update``: idle ends the prompt waiting for it (or a background turn)."""
+        transcript = session.transcript
+        if event.state == "idle":
+            waiter = self.turns.get(session.session_id)
+            if waiter is not None:
+                waiter.stop_reason = event.stop_reason
+                waiter.done.set()
+            elif transcript.state != "idle":
+                transcript.end_turn(event.stop_reason)
+        elif event.state == "running":
+            transcript.set_state("running")
+        elif event.state == "requires_action":
+            transcript.set_state("requires_action")
+        else:
+            log.debug("ignoring unknown turn state %r", event.state)
+
+    def _keep_early(self, session_id: str, update: Event) -> None:
         early = self.early_updates.get(session_id)
         if early is None:
             if len(self.early_updates) >= EARLY_SESSIONS:

@@ -6,72 +6,77 @@ Lifecycle rules kept here, in one place:
   of an agent that cannot take them raises :class:`Unsupported` (nothing is dropped silently);
 * load, resume and fork always state the complete list of extra roots (explicit-list
   semantics; omitted would mean none);
-* restoring a session is one operation, :meth:`SessionCalls.reattach`, with or without replay;
-* prompts carry only content kinds the agent advertised.
+* restoring a session is one operation, :meth:`SessionCalls.reattach`, with or without replay
+  (v1: `session/load` or `session/resume`; v2: `session/resume` with or without ``replayFrom``);
+* prompts carry only content kinds the agent advertised;
+* a turn ends with the `session/prompt` answer (v1) or the session's ``idle`` state (v2).
+
+How each protocol version spells a call is the business of ``self.dialect``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+import anyio
 from anyio.abc import TaskGroup
 
 from acp_tui.client.capabilities import Action, Capabilities
-from acp_tui.client.errors import Unsupported
+from acp_tui.client.dialect import Dialect, Event, Reattach, Setup, apply_event
+from acp_tui.client.errors import AgentError, Unsupported
 from acp_tui.client.session import LiveSession
 from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.methods import (
-    AuthenticateRequest,
-    AuthenticateResponse,
     CancelNotification,
     CloseSessionRequest,
     CloseSessionResponse,
     DeleteSessionRequest,
     DeleteSessionResponse,
-    ForkSessionRequest,
-    ForkSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
-    LoadSessionRequest,
-    LoadSessionResponse,
-    LogoutRequest,
-    LogoutResponse,
-    NewSessionRequest,
-    NewSessionResponse,
     PromptRequest,
     PromptResponse,
-    ResumeSessionRequest,
-    ResumeSessionResponse,
     SessionInfo,
-    SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse,
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
-from acp_tui.protocol.updates import SessionUpdate
 
 _R = TypeVar("_R", bound=WireModel)
 
-Reattach = Literal["load", "resume"]
+__all__ = ["Reattach", "SessionCalls", "TurnWaiter", "session_matches"]
+
+
+@dataclass(eq=False)
+class TurnWaiter:
+    """A v2 prompt waiting for its session's ``idle`` state."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    stop_reason: str | None = None
 
 
 class SessionCalls:
     """Mixin of AgentClient: everything a user can do with sessions."""
 
     capabilities: Capabilities
+    dialect: Dialect
     sessions: dict[str, LiveSession]
-    early_updates: dict[str, list[SessionUpdate]]
+    early_updates: dict[str, list[Event]]
     task_group: TaskGroup | None
+    exited: anyio.Event
+    turns: dict[str, TurnWaiter]
 
     if TYPE_CHECKING:  # provided by AgentClient
 
         async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R: ...
 
         async def notify(self, method: str, params: WireModel) -> None: ...
+
+        async def _exit_error(self, context: str) -> AgentError: ...
 
     # -- gating --------------------------------------------------------------------------------
 
@@ -99,14 +104,13 @@ class SessionCalls:
     # -- auth ------------------------------------------------------------------------------------
 
     async def authenticate(self, method_id: str) -> None:
-        await self.request(
-            "authenticate", AuthenticateRequest(method_id=method_id), AuthenticateResponse
-        )
+        """`authenticate` (v1) or `auth/login` (v2) with an agent-type auth method."""
+        await self.request(*self.dialect.login(method_id))
 
     async def logout(self) -> None:
         if not self.capabilities.can_logout:
             raise Unsupported(f"{self.capabilities.display_name} does not support logout")
-        await self.request("logout", LogoutRequest(), LogoutResponse)
+        await self.request(*self.dialect.logout())
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -114,14 +118,10 @@ class SessionCalls:
         self, cwd: Path, additional_directories: Sequence[Path] = ()
     ) -> LiveSession:
         extra = self._extra_roots(additional_directories, explicit=False)
-        params = NewSessionRequest(cwd=str(cwd))
-        if extra is not None:
-            params.additional_directories = extra
-        result = await self.request("session/new", params, NewSessionResponse)
-        session = LiveSession(
-            result.session_id, cwd, tuple(additional_directories), self.task_group
-        )
-        self._adopt(session, result.modes, result.config_options)
+        setup = self.dialect.setup(await self.request(*self.dialect.new_session(str(cwd), extra)))
+        assert setup.session_id is not None
+        session = LiveSession(setup.session_id, cwd, tuple(additional_directories), self.task_group)
+        self._adopt(session, setup.modes, setup.config_options)
         return session
 
     def _adopt(self, session: LiveSession, modes: object, options: object) -> None:
@@ -133,8 +133,8 @@ class SessionCalls:
         if isinstance(options, list):
             session.transcript.set_config_options(options)
         # Updates that arrived right after the reply, before the session was registered.
-        for update in self.early_updates.pop(session.session_id, ()):
-            session.transcript.apply(update)
+        for event in self.early_updates.pop(session.session_id, ()):
+            apply_event(session.transcript, event)
 
     async def _restore(
         self,
@@ -153,16 +153,8 @@ class SessionCalls:
         # Registered before the call so that replayed updates land in its transcript.
         self.sessions[session_id] = session
         try:
-            if how == "load":
-                params: WireModel = LoadSessionRequest(session_id=session_id, cwd=str(cwd))
-                result: WireModel = await self._send_restore(
-                    "session/load", params, extra, LoadSessionResponse
-                )
-            else:
-                params = ResumeSessionRequest(session_id=session_id, cwd=str(cwd), mcp_servers=[])
-                result = await self._send_restore(
-                    "session/resume", params, extra, ResumeSessionResponse
-                )
+            call = self.dialect.restore(how, session_id, str(cwd), extra)
+            setup: Setup = self.dialect.setup(await self.request(*call))
         except BaseException:
             if previous is not None:
                 self.sessions[session_id] = previous
@@ -171,23 +163,18 @@ class SessionCalls:
             raise
         if previous is not None and previous is not session:
             await previous.aclose()
-        self._adopt(
-            session, getattr(result, "modes", None), getattr(result, "config_options", None)
-        )
+        self._adopt(session, setup.modes, setup.config_options)
         return session
-
-    async def _send_restore(
-        self, method: str, params: WireModel, extra: list[str] | None, result: type[_R]
-    ) -> _R:
-        if extra is not None:
-            params.additional_directories = extra  # type: ignore[attr-defined]
-        return await self.request(method, params, result)
 
     async def load_session(
         self, session_id: str, cwd: Path, additional_directories: Sequence[Path] = ()
     ) -> LiveSession:
-        """`session/load`: the agent replays the history before this returns."""
-        self.require("load")
+        """The agent replays the history before this returns: v1 `session/load`, v2
+        `session/resume` with ``replayFrom: {"type": "start"}`` (v2 has no `session/load`)."""
+        if self.dialect.version >= 2:
+            self.require("resume")
+        else:
+            self.require("load")
         return await self._restore("load", session_id, cwd, additional_directories)
 
     async def resume_session(
@@ -210,6 +197,10 @@ class SessionCalls:
         caller replays from its own transcript cache and must say so.
         """
         caps = self.capabilities
+        if self.dialect.version >= 2:
+            # v2: one method, resume; replay is its replayFrom cursor.
+            self.require("resume")
+            return "load" if replay else "resume"
         if replay:
             if caps.can_load:
                 return "load"
@@ -223,7 +214,8 @@ class SessionCalls:
     async def reattach(
         self, session_id: str, cwd: Path, additional_directories: Sequence[Path], *, replay: bool
     ) -> tuple[LiveSession, Reattach]:
-        """Restore a session (v1: load for replay, resume without); returns how it was done."""
+        """Restore a session; returns how: ``load`` when the agent replayed the history (v1
+        `session/load`, v2 `session/resume` with ``replayFrom``), ``resume`` when it did not."""
         how = self.reattach_method(replay)
         session = await self._restore(how, session_id, cwd, additional_directories)
         return session, how
@@ -233,14 +225,11 @@ class SessionCalls:
     ) -> LiveSession:
         self.require("fork")
         extra = self._extra_roots(additional_directories, explicit=True)
-        params = ForkSessionRequest(session_id=session_id, cwd=str(cwd), mcp_servers=[])
-        if extra is not None:
-            params.additional_directories = extra
-        result = await self.request("session/fork", params, ForkSessionResponse)
-        session = LiveSession(
-            result.session_id, cwd, tuple(additional_directories), self.task_group
-        )
-        self._adopt(session, result.modes, result.config_options)
+        call = self.dialect.fork(session_id, str(cwd), extra)
+        setup = self.dialect.setup(await self.request(*call))
+        assert setup.session_id is not None
+        session = LiveSession(setup.session_id, cwd, tuple(additional_directories), self.task_group)
+        self._adopt(session, setup.modes, setup.config_options)
         return session
 
     async def list_sessions(
@@ -283,7 +272,10 @@ class SessionCalls:
     # -- inside a session ------------------------------------------------------------------------
 
     async def set_mode(self, session_id: str, mode_id: str) -> None:
+        """`session/set_mode` (v1 only: v2 modes are config options of category ``mode``)."""
         session = self.live(session_id)
+        if self.dialect.version >= 2:
+            raise Unsupported("ACP v2 has no session modes; use the mode config option")
         await self.request(
             "session/set_mode",
             SetSessionModeRequest(session_id=session_id, mode_id=mode_id),
@@ -295,14 +287,8 @@ class SessionCalls:
 
     async def set_config_option(self, session_id: str, config_id: str, value: str | bool) -> None:
         session = self.live(session_id)
-        if isinstance(value, bool):
-            params = SetSessionConfigOptionRequest.boolean(session_id, config_id, value)
-        else:
-            params = SetSessionConfigOptionRequest.select(session_id, config_id, value)
-        result = await self.request(
-            "session/set_config_option", params, SetSessionConfigOptionResponse
-        )
-        session.transcript.set_config_options(result.config_options)
+        result = await self.request(*self.dialect.set_config_option(session_id, config_id, value))
+        session.transcript.set_config_options(self.dialect.config_options(result))
 
     async def prompt(self, session_id: str, blocks: Sequence[ContentBlock]) -> str:
         """Run one turn; returns the stop reason. The user's message is shown first."""
@@ -315,20 +301,44 @@ class SessionCalls:
             )
         session.transcript.add_user_message(blocks)
         session.prompt_started()
+        params = PromptRequest(session_id=session_id, prompt=list(blocks))
         stop_reason: str | None = None
         try:
-            result = await self.request(
-                "session/prompt",
-                PromptRequest(session_id=session_id, prompt=list(blocks)),
-                PromptResponse,
-            )
-            stop_reason = result.stop_reason
+            if self.dialect.version >= 2:
+                stop_reason = await self._v2_turn(session_id, params)
+            else:
+                result = await self.request("session/prompt", params, PromptResponse)
+                stop_reason = result.stop_reason
         finally:
             session.prompt_finished(stop_reason)
         return stop_reason
 
+    async def _v2_turn(self, session_id: str, params: PromptRequest) -> str:
+        """v2: `session/prompt` answers ``{}`` (accepted); the turn ends with ``idle``."""
+        waiter = self.turns[session_id] = TurnWaiter()
+        try:
+            await self.request("session/prompt", params, self.dialect.prompt_result())
+            async with anyio.create_task_group() as tg:
+
+                async def agent_gone() -> None:
+                    await self.exited.wait()
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(agent_gone)
+                await waiter.done.wait()
+                tg.cancel_scope.cancel()
+            if not waiter.done.is_set():
+                raise await self._exit_error("during the prompt turn")
+        finally:
+            if self.turns.get(session_id) is waiter:
+                del self.turns[session_id]
+        return waiter.stop_reason or "end_turn"
+
     async def cancel(self, session_id: str) -> None:
-        """`session/cancel`, and every pending permission request is answered `cancelled`."""
+        """`session/cancel`, and every pending permission request is answered `cancelled`.
+
+        v2 confirms the cancellation with ``idle`` and ``stopReason: "cancelled"``.
+        """
         session = self.live(session_id)
         session.cancel_pending_permissions()
         await self.notify("session/cancel", CancelNotification(session_id=session_id))

@@ -14,6 +14,7 @@ from acp_tui.protocol.capabilities import (
     AuthMethodTerminal,
     InitializeResponse,
 )
+from acp_tui.protocol.v2 import initialize as v2
 
 Action = Literal["list", "load", "resume", "close", "delete", "fork", "additional_directories"]
 
@@ -28,8 +29,8 @@ _WIRE_NAMES: dict[Action, str] = {
     "additional_directories": "additional workspace roots (additionalDirectories)",
 }
 
-SUPPORTED_PROTOCOLS = (1,)
-"""The ACP protocol versions this client speaks."""
+SUPPORTED_PROTOCOLS = (1, 2)
+"""The ACP protocol versions this client speaks (2 is the draft, opt-in)."""
 
 BASELINE_PROMPT_KINDS = frozenset({"text", "resource_link"})
 
@@ -112,6 +113,56 @@ class Capabilities:
             auth_methods=tuple(methods),
         )
 
+    @classmethod
+    def from_v2(cls, result: v2.InitializeResponse) -> Capabilities:
+        """Build the view from a v2 `initialize` result.
+
+        ``capabilities.session`` present means new, list, resume, close, prompt, cancel and
+        update without markers; delete, extra roots, fork, prompt kinds and MCP transports come
+        from their markers. There is no `session/load` (``can_load`` is False): a replay is
+        `session/resume` with ``replayFrom``. A non-empty ``authMethods`` means login and logout.
+        """
+        session = result.capabilities.session
+        prompt = session.prompt if session is not None else None
+        mcp = session.mcp if session is not None else None
+        methods: list[AuthMethodInfo] = []
+        for method in result.auth_methods:
+            if isinstance(method, v2.AuthMethodTerminal):
+                methods.append(
+                    AuthMethodInfo(
+                        method.method_id,
+                        method.name,
+                        method.description,
+                        terminal=True,
+                        args=tuple(method.args),
+                        env=tuple(sorted((v.name, v.value) for v in method.env)),
+                    )
+                )
+            elif isinstance(method, v2.AuthMethodAgent):
+                methods.append(AuthMethodInfo(method.method_id, method.name, method.description))
+        has_session = session is not None
+        return cls(
+            protocol_version=result.protocol_version,
+            agent_name=result.info.name,
+            agent_title=result.info.title,
+            agent_version=result.info.version,
+            can_list=has_session,
+            can_load=False,
+            can_resume=has_session,
+            can_close=has_session,
+            can_delete=session is not None and session.delete is not None,
+            can_fork=session is not None and session.fork is not None,
+            additional_directories=session is not None
+            and session.additional_directories is not None,
+            can_logout=bool(result.auth_methods),
+            prompt_image=prompt is not None and prompt.image is not None,
+            prompt_audio=prompt is not None and prompt.audio is not None,
+            prompt_embedded_context=prompt is not None and prompt.embedded_context is not None,
+            mcp_http=mcp is not None and mcp.http is not None,
+            mcp_sse=False,
+            auth_methods=tuple(methods),
+        )
+
     @property
     def display_name(self) -> str:
         return self.agent_title or self.agent_name
@@ -127,6 +178,12 @@ class Capabilities:
         if self.prompt_embedded_context:
             kinds.add("resource")
         return frozenset(kinds)
+
+    @property
+    def can_replay(self) -> bool:
+        """Whether the agent itself replays a session's history when it is reopened: v1
+        `session/load`, v2 `session/resume` with ``replayFrom`` (what ``load_session`` sends)."""
+        return self.can_load or (self.protocol_version >= 2 and self.can_resume)
 
     @property
     def can_reattach(self) -> bool:

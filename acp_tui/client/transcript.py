@@ -286,6 +286,59 @@ class Transcript:
         if message_id is not None:
             self._messages[(role, message_id)] = index
 
+    def replace_message(
+        self, role: Role, message_id: str, blocks: Sequence[ContentBlock] | None
+    ) -> list[ContentBlock] | None:
+        """A whole message (v2): replaces the one with ``message_id``, or adds it.
+
+        ``blocks`` None leaves the content unchanged (a new message starts empty); a user message
+        replaces the prompt this client showed, like an echo does. Returns the blocks the message
+        had before, or None when it is new.
+        """
+        index = self._messages.get((role, message_id))
+        if index is None and role == "user" and self._echo_index is not None:
+            index = self._echo_index
+            self._messages[(role, message_id)] = index
+        if role != "user" or index is not None:
+            self._echo_index = None
+        if index is None:
+            entry = MessageEntry(role=role, message_id=message_id)
+            for block in blocks or ():
+                entry.blocks.append(block)
+                entry.parts.append(block_text(block))
+            self._messages[(role, message_id)] = self._append(entry)
+            return None
+        existing = self.entries[index]
+        assert isinstance(existing, MessageEntry)
+        before = list(existing.blocks)
+        existing.message_id = message_id
+        if blocks is not None:
+            existing.blocks = list(blocks)
+            existing.parts = [block_text(b) for b in blocks]
+            existing._text = None
+        existing.touch()
+        self._updated(index)
+        return before
+
+    def append_tool_content(
+        self, tool_call_id: str, items: Sequence[ToolCallContent]
+    ) -> ToolCallEntry:
+        """More content for a tool call (v2 ``tool_call_content_chunk``); created on first sight."""
+        index = self._tool_calls.get(tool_call_id)
+        if index is None:
+            entry = ToolCallEntry(tool_call_id=tool_call_id, content=list(items))
+            index = self._append(entry)
+            self._tool_calls[tool_call_id] = index
+        else:
+            found = self.entries[index]
+            assert isinstance(found, ToolCallEntry)
+            entry = found
+            entry.content.extend(items)
+            entry.touch()
+            self._updated(index)
+        self._track_terminals(entry, index)
+        return entry
+
     def _tool_call(self, update: ToolCallStart | ToolCallProgress) -> None:
         index = self._tool_calls.get(update.tool_call_id)
         if index is None:

@@ -79,6 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the interactive terminal login (what a client's terminal auth method runs) "
         "and exit: answer 'yes' to store a demo credential in the data dir",
     )
+    parser.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="the highest ACP version to speak: with 2, a client offering 2 gets the v2 draft "
+        "dialect (clients offering 1 still get v1); default: 1",
+    )
     parser.add_argument("--fault", choices=FAULTS, help="misbehave on purpose")
     parser.add_argument(
         "--delay-ms", type=_non_negative, default=0, help="sleep this long between chunks"
@@ -150,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         require_auth=args.require_auth,
         fault=args.fault,
         delay_ms=args.delay_ms,
+        protocol=args.protocol,
     )
     try:
         anyio.run(serve, options)

@@ -20,6 +20,7 @@ ALL_CAPABILITIES: tuple[str, ...] = (
 FAULTS: tuple[str, ...] = ("hang-initialize",)
 
 PROTOCOL_VERSION = 1
+"""The version answered unless ``--protocol 2`` lets the agent answer 2 to an offer of 2."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,8 @@ class AgentOptions:
     require_auth: bool = False
     fault: str | None = None
     delay_ms: int = 0
+    protocol: int = PROTOCOL_VERSION
+    """The highest protocol version served (2: the v2 draft dialect, when the client offers 2)."""
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities

@@ -1,8 +1,9 @@
 """Provides DemoAgent: the ACP v1 method dispatch and session lifecycle of the demo agent.
 
-The method table is built per protocol dialect (``_v1_methods``); a v2 dialect would add its own
-table and update builders while the store, paging and turn script stay shared. A capability left
-out on the command line is neither advertised nor served: its method answers -32601.
+The method table is built per protocol dialect: ``_v1_methods`` here, the v2 draft's in
+``acp_tui.demo_agent.v2`` (chosen at `initialize` when the agent runs with ``--protocol 2`` and the
+client offers 2); the store, paging and turn script stay shared. A capability left out on the
+command line is neither advertised nor served: its method answers -32601.
 """
 
 from __future__ import annotations
@@ -72,6 +73,11 @@ class DemoAgent:
         self._conn: Connection | None = None
         self._tg: TaskGroup | None = None
         self._methods: dict[str, tuple[str | None, Handler]] = self._v1_methods()
+        self.outgoing: Callable[[dict[str, Any]], dict[str, Any] | None] = lambda update: update
+        """Rewrites each update before it is recorded and sent (the v2 dialect's shapes);
+        None drops it."""
+        self.login_method = "authenticate"
+        """The method that logs in (``auth/login`` in v2), for error messages."""
         self._busy = 0
         self._idle = anyio.Event()
         self._idle.set()
@@ -112,7 +118,8 @@ class DemoAgent:
         if method.startswith("session/") and not self.authenticated:
             raise RpcError(
                 ErrorCode.AUTH_REQUIRED,
-                f"Authentication required: call authenticate with methodId {AUTH_METHOD_ID!r}",
+                f"Authentication required: call {self.login_method} with methodId "
+                f"{AUTH_METHOD_ID!r}",
             )
         if method == "session/prompt":
             return await entry[1](P.as_object(params))
@@ -192,6 +199,10 @@ class DemoAgent:
 
     async def send_update(self, session_id: str, update: dict[str, Any], *, record: bool) -> None:
         """Send one ``session/update``; ``record`` appends it to the history first."""
+        rewritten = self.outgoing(update)
+        if rewritten is None:
+            return
+        update = rewritten
         if record:
             if self.store.get(session_id) is None:
                 return  # deleted while its turn was winding down
@@ -226,6 +237,12 @@ class DemoAgent:
         if self.options.fault == "hang-initialize":
             log.warning("fault hang-initialize: never answering initialize")
             await anyio.sleep_forever()
+        if version >= 2 and self.options.protocol >= 2:
+            from acp_tui.demo_agent.v2 import V2Dialect
+
+            dialect = V2Dialect(self)
+            self._methods = dialect.methods()
+            return await dialect.initialize(params)
         self.client = ClientCaps.from_wire(params.get("clientCapabilities"))
         log.info("client offered protocol %s, capabilities %s", version, self.client)
         markers = ("list", "resume", "close", "delete", "additionalDirectories", "fork")

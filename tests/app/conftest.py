@@ -24,14 +24,20 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def make_app(tmp_path: Path, project: Path) -> Callable[..., AcpApp]:
-    """Build an AcpApp on the bundled demo agent (extra agent flags may be given)."""
+    """Build an AcpApp on the bundled demo agent (extra agent flags may be given).
 
-    def build(*agent_args: str, additional: tuple[Path, ...] = ()) -> AcpApp:
+    ``protocol=2`` offers ACP v2 and starts the demo agent with ``--protocol 2``.
+    """
+
+    def build(*agent_args: str, additional: tuple[Path, ...] = (), protocol: int = 1) -> AcpApp:
         argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "demo")]
+        if protocol >= 2:
+            argv += ["--protocol", str(protocol)]
         launch = LaunchSpec(
             agent=AgentCommand([*argv, *agent_args], cwd=project, name="demo"),
             cwd=project,
             additional_directories=additional,
+            protocol_version=protocol,
             display_name="demo",
         )
         return AcpApp(launch)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import anyio
+import pytest
 from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
@@ -33,21 +34,30 @@ def screen_text(app: AcpApp) -> str:
     return "\n".join(app.chat.query_one(TranscriptView).plain_lines())
 
 
-async def test_app_connects_and_shows_status(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@pytest.fixture(params=[1, 2], ids=["v1", "v2"])
+def protocol(request: pytest.FixtureRequest) -> int:
+    """Every smoke test runs on ACP v1 and on the v2 draft."""
+    value: int = request.param
+    return value
+
+
+async def test_app_connects_and_shows_status(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         status = app.chat.status_text()
         assert "acp-tui demo agent" in status
-        assert "ACP v1" in status
+        assert f"ACP v{protocol}" in status
         assert str(app.launch.cwd) in status
         assert "ready" in status
 
 
 async def test_prompt_typed_while_starting_is_sent_when_ready(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app()
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"hello there", "enter")
         await wait_for(pilot, lambda: "You said" in screen_text(app))
@@ -55,9 +65,9 @@ async def test_prompt_typed_while_starting_is_sent_when_ready(
 
 
 async def test_chat_turn_renders_reply_and_agent_is_stopped_on_exit(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app()
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         assert app.client is not None
@@ -75,9 +85,9 @@ async def test_chat_turn_renders_reply_and_agent_is_stopped_on_exit(
 
 
 async def test_missing_agent_command_is_reported_not_raised(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app()
+    app = make_app(protocol=protocol)
     app.launch = app.launch.__class__(
         agent=app.launch.agent.__class__(["no-such-agent-binary-xyz"], name="ghost"),
         cwd=app.launch.cwd,
@@ -88,11 +98,11 @@ async def test_missing_agent_command_is_reported_not_raised(
 
 
 async def test_every_turn_is_recorded_locally_as_it_streams(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
     from acp_tui.client.transcript import MessageEntry, Transcript
 
-    app = make_app()
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         await pilot.press(*"think markdown", "enter")

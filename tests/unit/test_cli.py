@@ -214,14 +214,23 @@ def test_main_continues_on_defaults_after_settings_problems(
     assert f"acp-tui: warning: {acp_home.config_file}: agents.alpha.protocol" in err
 
 
-def test_protocol_2_is_refused_until_it_is_supported(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "acp_tui", str(tmp_path), "--protocol", "2"],
-        capture_output=True,
-        text=True,
-        env=os.environ,
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert "protocol version 2 is not supported" in result.stderr
-    assert "Traceback" not in result.stderr
+def test_protocol_2_starts_the_demo_agent_speaking_v2(
+    launched: list[LaunchSpec], tmp_path: Path
+) -> None:
+    assert main([str(tmp_path), "--protocol", "2"]) == 7
+    [spec] = launched
+    assert spec.is_demo
+    assert spec.protocol_version == 2
+    assert list(spec.agent.argv)[-2:] == ["--protocol", "2"]
+
+
+def test_a_protocol_version_the_client_cannot_speak_is_refused() -> None:
+    from dataclasses import replace
+
+    from acp_tui.client.launch import LaunchError, check_supported, demo_agent_command
+
+    spec = LaunchSpec(agent=demo_agent_command(Paths.under(Path("/nowhere"))), cwd=Path("/"))
+    check_supported(spec)
+    check_supported(replace(spec, protocol_version=2))
+    with pytest.raises(LaunchError, match="protocol version 3 is not supported"):
+        check_supported(replace(spec, protocol_version=3))

@@ -44,6 +44,13 @@ def test_demo_agent_command(acp_home: Paths) -> None:
         str(acp_home.demo_agent_dir),
     ]
     assert demo.name == "demo"
+    assert list(demo_agent_command(acp_home, 2).argv)[-2:] == ["--protocol", "2"]
+
+
+def test_the_demo_agent_is_told_to_speak_v2_when_asked(acp_home: Paths, tmp_path: Path) -> None:
+    spec = launch(acp_home, tmp_path, agent_name="demo", protocol=2)
+    assert spec.protocol_version == 2
+    assert list(spec.agent.argv) == list(demo_agent_command(acp_home, 2).argv)
 
 
 def test_nothing_configured_starts_the_demo_agent(acp_home: Paths, tmp_path: Path) -> None:
