@@ -25,6 +25,7 @@ from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
 
+from acp_tui.client.dialect import ChangesContent
 from acp_tui.client.terminals import TerminalOutput
 from acp_tui.client.transcript import (
     MessageEntry,
@@ -138,6 +139,8 @@ def _render_tool_call(entry: ToolCallEntry, options: RenderOptions) -> Renderabl
             parts.append(render_diff(item.path, item.old_text, item.new_text, styles))
         elif isinstance(item, TerminalToolCallContent):
             parts.append(_render_terminal(item.terminal_id, options))
+        elif isinstance(item, ChangesContent):
+            parts.append(render_changes(item, styles))
         elif isinstance(item, ContentToolCallContent):
             block = item.content
             body = (
@@ -167,6 +170,36 @@ def clip_lines(text: str, lines: int = MAX_TOOL_LINES, chars: int = MAX_TOOL_CHA
     return f"{head}\n… ({rest} more lines, {len(text) - len(head)} more characters not shown)"
 
 
+def render_changes(item: ChangesContent, styles: Styles) -> Text:
+    """A v2 diff: one line per changed file, then its git patch coloured as a diff."""
+    text = Text()
+    for change in item.changes:
+        where = f"{change.old_path} → {change.path}" if change.old_path else change.path
+        text.append(f"  {change.operation}: {sanitize(str(where))}\n", style=styles.tool_meta)
+    if item.patch is not None:
+        text.append_text(colour_patch(item.patch.text, styles))
+    text.rstrip()
+    return text
+
+
+def colour_patch(patch: str, styles: Styles) -> Text:
+    """A unified diff or git patch, coloured line by line and clipped like any tool output."""
+    text = Text()
+    for count, line in enumerate(patch.splitlines()):
+        if count >= MAX_TOOL_LINES:
+            text.append("  … (diff clipped)\n", style=styles.tool_meta)
+            break
+        style = Style()
+        if line.startswith("+") and not line.startswith("+++"):
+            style = styles.diff_add
+        elif line.startswith("-") and not line.startswith("---"):
+            style = styles.diff_remove
+        elif line.startswith("@@"):
+            style = styles.diff_hunk
+        text.append("  " + sanitize(line) + "\n", style=style)
+    return text
+
+
 def render_diff(path: str, old: str | None, new: str, styles: Styles) -> Text:
     """A coloured unified diff; a ``None`` old text means a new file.
 
@@ -185,18 +218,7 @@ def render_diff(path: str, old: str | None, new: str, styles: Styles) -> Text:
         lineterm="",
     )
     text = Text(f"  {label}: {sanitize(path)}\n", style=styles.tool_meta)
-    for count, line in enumerate(lines):
-        if count >= MAX_TOOL_LINES:
-            text.append("  … (diff clipped)\n", style=styles.tool_meta)
-            break
-        style = Style()
-        if line.startswith("+") and not line.startswith("+++"):
-            style = styles.diff_add
-        elif line.startswith("-") and not line.startswith("---"):
-            style = styles.diff_remove
-        elif line.startswith("@@"):
-            style = styles.diff_hunk
-        text.append("  " + sanitize(line) + "\n", style=style)
+    text.append_text(colour_patch("\n".join(lines), styles))
     text.rstrip()
     return text
 

@@ -211,7 +211,7 @@ class SessionActions(_Base):
         dirs = tuple(Path(d) for d in info.additional_directories or [])
         self.browser.set_status(f"{'Replaying' if replay else 'Resuming'} {label}…")
         try:
-            if replay and client.capabilities.can_load:
+            if replay and client.capabilities.can_replay:  # v1 load, v2 resume+replayFrom
                 self.recorder.expect_replay(info.session_id)
                 session = await client.load_session(info.session_id, cwd, dirs)
             elif replay:

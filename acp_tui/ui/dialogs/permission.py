@@ -12,6 +12,7 @@ from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from acp_tui.client.dialect import PermissionRequestView
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
@@ -58,10 +59,11 @@ class PermissionDialog(ModalScreen[str | None]):
                 self.keys[key] = option.option_id
 
     def compose(self) -> ComposeResult:
-        tool = self.request.tool_call
-        title = sanitize(tool.title or "The agent wants to use a tool")
+        request, tool = self.request, self.request.tool_call
+        question = request.title if isinstance(request, PermissionRequestView) else None
+        title = sanitize(question or f"Allow? {tool.title or 'The agent wants to use a tool'}")
         with Vertical():
-            yield Static(Text(f"Allow? {title}"), id="permission-title")
+            yield Static(Text(title), id="permission-title")
             with VerticalScroll(id="permission-preview"):
                 yield Static(self._preview())
             with Vertical(id="permission-options"):
@@ -73,8 +75,14 @@ class PermissionDialog(ModalScreen[str | None]):
         return f"[{'/'.join(keys)}] {sanitize(option.name)}" if keys else sanitize(option.name)
 
     def _preview(self) -> RenderableType:
-        tool = self.request.tool_call
+        request, tool = self.request, self.request.tool_call
         parts: list[RenderableType] = []
+        if isinstance(request, PermissionRequestView):  # v2: a description, a command subject
+            if request.description:
+                parts.append(Text(sanitize(request.description)))
+            if request.subject_type == "command" and request.command:
+                where = f"  (in {sanitize(request.command_cwd)})" if request.command_cwd else ""
+                parts.append(Text(f"$ {sanitize(request.command)}{where}", style="bold"))
         if tool.kind:
             parts.append(Text(f"kind: {tool.kind}", style="dim"))
         for location in tool.locations or []:
