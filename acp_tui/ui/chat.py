@@ -33,6 +33,8 @@ class ChatScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("ctrl+o", "copy_last_reply", "Copy reply"),
+        Binding("ctrl+t", "toggle_thoughts", "Thoughts", show=False),
     ]
 
     def __init__(self) -> None:
@@ -65,6 +67,7 @@ class ChatScreen(Screen[None]):
         # The prompt history is kept per project.
         prompt.prompt_history = history_for_project(self.acp.launch.cwd, self.acp.paths)
         prompt.focus()
+        self.query_one(TranscriptView).show_thoughts = self.acp.launch.settings.show_thoughts
         if self.session is not None:
             self.show_session(self.session)
 
@@ -121,6 +124,15 @@ class ChatScreen(Screen[None]):
 
     def action_cancel_turn(self) -> None:
         self.acp.cancel_turn()
+
+    def action_copy_last_reply(self) -> None:
+        """Copy the agent's last reply (its markdown source) to the clipboard."""
+        self.query_one(TranscriptView).action_copy_last_reply()
+
+    def action_toggle_thoughts(self) -> None:
+        """Show or hide the agent's thoughts (the show_thoughts setting is the default)."""
+        view = self.query_one(TranscriptView)
+        view.show_thoughts = not view.show_thoughts
 
     # -- modes and config options --------------------------------------------------------------
 
