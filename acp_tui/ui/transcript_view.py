@@ -183,6 +183,7 @@ class TranscriptView(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         self.set_interval(FLUSH_INTERVAL, self.flush)
         self.call_after_refresh(warm_up_in_background)
+        self.watch(self.app, "theme", self.theme_changed, init=False)
 
     def on_unmount(self) -> None:
         if callable(self._unsubscribe):
@@ -214,18 +215,33 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self.restyle()
+
+    def restyle(self) -> None:
+        """Forget rendered lines and styles: the theme or the CSS changed."""
         self._styles = None
         for layout in self._layouts:
             for unit in layout.units:
                 unit.strips = None
         self._missing = True
 
+    def theme_changed(self) -> None:
+        # The component classes take the new theme's colours only after the next refresh.
+        self.call_after_refresh(self.restyle_and_flush)
+
+    def restyle_and_flush(self) -> None:
+        self.restyle()
+        self.flush()
+        self.refresh()
+
     @property
     def styles_for_render(self) -> Styles:
         if self._styles is None:
 
             def style(name: str) -> Style:
-                return self.get_component_rich_style(name, partial=True)
+                # Not partial: "auto" and translucent colours ($text-muted) need the
+                # background to resolve against, or light themes get near-white text.
+                return self.get_component_rich_style(name, partial=False)
 
             dark = self.app.current_theme.dark if self.is_mounted else True
             self._styles = Styles(

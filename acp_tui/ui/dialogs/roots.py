@@ -54,13 +54,13 @@ class RootsDialog(ModalScreen[RootsResult | None]):
         & > Vertical {
             width: 95%;
             max-width: 140;
-            height: auto;
-            max-height: 95%;
+            height: 95%;
+            max-height: 48;
             border: thick $primary;
             background: $panel;
             padding: 0 1;
         }
-        &.-unsupported > Vertical { max-width: 90; border: thick $error; }
+        &.-unsupported > Vertical { max-width: 90; height: auto; border: thick $error; }
         .roots-title { text-style: bold; margin-bottom: 1; }
         .roots-muted { color: $text-muted; height: auto; }
         #roots-reason { color: $text-error; text-style: bold; margin-bottom: 1; height: auto; }
@@ -68,7 +68,7 @@ class RootsDialog(ModalScreen[RootsResult | None]):
         #roots-path { width: 1fr; }
         #roots-message { height: auto; color: $text-muted; }
         #roots-message.-error { color: $text-error; }
-        #roots-body { height: 20; }
+        #roots-body { height: 1fr; min-height: 6; }
         #roots-tree { width: 1fr; height: 1fr; border: round $border; }
         #roots-side { width: 1fr; height: 1fr; }
         #roots-list { height: 8; max-height: 8; }
