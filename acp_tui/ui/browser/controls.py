@@ -1,24 +1,31 @@
 """Provides the session browser's filter bar and action bar.
 
 BrowserFilters: the local text search (instant), "All directories" (drops the cwd filter) and
-the extra-roots filter (comma or newline separated absolute paths, applied on Enter; empty: any,
-``none``: exactly no extra roots). ActionBar: one button per action on the highlighted row,
-disabled with the reason as its tooltip and, below the buttons, as a line the user can read.
+the extra-roots filter. That filter is chosen in the roots dialog (:class:`RootsFilterDialog`,
+the new-session dialog retitled as a filter): the list chosen there is the exact, ordered
+``additionalDirectories`` filter, an empty list meaning "exactly no extra roots"; "Any extra
+roots" (in the dialog, or the bar's "Any" button) drops the filter. ActionBar: one button per
+action on the highlighted row, disabled with the reason as its tooltip and, below the buttons,
+as a line the user can read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Grid, Vertical
+from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, Static
+from textual.widgets import Button, Checkbox, Input, Label, Static
 
+from acp_tui.protocol.methods import SessionInfo
+from acp_tui.ui.dialogs.roots import RootsDialog, RootsResult
 from acp_tui.ui.render import sanitize
+from acp_tui.ui.widgets.root_list import RootList
 
 ACTIONS: dict[str, str] = {
     "replay": "Replay",
@@ -30,6 +37,70 @@ ACTIONS: dict[str, str] = {
 """The row actions, in button order, with their labels."""
 
 
+Roots = tuple[Path, ...] | None
+"""The extra-roots filter: exactly these roots in this order (``()``: none), or None: any."""
+
+FILTER_HELP = "Lists the sessions with exactly these extra roots, in this order (empty: none)."
+
+
+def roots_label(roots: Roots) -> str:
+    """What the filter button says about the current extra-roots filter."""
+    if roots is None:
+        return "Extra roots: any  (e)"
+    if not roots:
+        return "Extra roots: exactly none  (e)"
+    return f"Extra roots: exactly {len(roots)}  (e)"
+
+
+def offered_roots(listed: Iterable[SessionInfo], recent: Iterable[Path] = ()) -> list[Path]:
+    """The roots the dialog offers: those of the listed sessions, then ``recent``; each once."""
+    seen: dict[Path, None] = {}
+    for info in listed:
+        for listed_root in info.additional_directories or []:
+            seen.setdefault(Path(listed_root), None)
+    for root in recent:
+        seen.setdefault(root, None)
+    return list(seen)
+
+
+class RootsFilterDialog(RootsDialog):
+    """The roots dialog as the browser's filter; ``chose_any`` tells "Any" from Cancel.
+
+    Confirming gives the exact, ordered filter (an empty list: sessions without extra roots);
+    "Any extra roots" and Cancel both dismiss with None, "Any" setting ``chose_any``.
+    """
+
+    def __init__(self, cwd: Path, roots: Sequence[Path] = (), recent: Sequence[Path] = ()) -> None:
+        super().__init__(cwd, roots, recent, supported=True)
+        self.chose_any = False
+
+    def on_mount(self) -> None:
+        # RootsDialog.on_mount runs too (Textual calls the handler of every class in the MRO).
+        title = self.query_one(".roots-title", Static)
+        title.update("Filter the sessions by their extra roots")
+        self.query_children(Vertical).first().mount(
+            Static(Text(FILTER_HELP), id="roots-filter-help", classes="roots-muted"), after=title
+        )
+        self.query("#roots-side > Label").last(Label).update(
+            "Roots of the listed sessions, then recent roots"
+        )
+        self.query_one("#roots-buttons").mount(
+            Button("Any extra roots", id="roots-any"), before="#roots-cancel"
+        )
+        self.label_ok()
+
+    @on(RootList.Changed)
+    def label_ok(self) -> None:
+        empty = not self.query_one(RootList).entries
+        label = "Only sessions without extra roots" if empty else "Filter"
+        self.query_one("#roots-ok", Button).label = label
+
+    @on(Button.Pressed, "#roots-any")
+    def choose_any(self) -> None:
+        self.chose_any = True
+        self.dismiss(None)
+
+
 class BrowserFilters(Vertical):
     """Search, all-directories and extra-roots filters; posts Changed."""
 
@@ -38,34 +109,52 @@ class BrowserFilters(Vertical):
         height: auto;
         Input { height: 1; border: none; padding: 0 1; background: $boost; }
         Input:focus { background: $surface-lighten-1; }
+        #browser-search { padding: 0 1; }
         Checkbox { height: 1; border: none; padding: 0 1; background: transparent; }
+        #browser-roots-bar { height: 1; }
+        #browser-roots { width: 1fr; padding: 0 1; content-align: left middle; text-align: left; }
+        #browser-roots-any { width: auto; min-width: 5; margin-left: 1; }
     }
     """
 
     @dataclass
     class Changed(Message):
-        """One filter changed: ``what`` is "text", "all" or "roots"."""
+        """One filter changed: ``what`` is "text" (a str), "all" (a bool) or "roots" (Roots)."""
 
         what: str
-        value: str | bool
+        value: str | bool | Roots
+
+    @dataclass
+    class RootsRequested(Message):
+        """The user asked to choose the extra-roots filter (the panel opens the dialog)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.roots: Roots = None
+        """The extra-roots filter as last chosen."""
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Search loaded titles  (/)", id="browser-search")
+        # Compact: a plain Input takes Input:focus's tall border, which hides the typed text.
+        yield Input(placeholder="Search loaded titles  (/)", id="browser-search", compact=True)
         yield Checkbox("All directories  (a)", id="browser-all", compact=True)
-        yield Input(
-            placeholder="Extra roots: /abs/a, /abs/b  (none = no extra roots)",
-            id="browser-roots",
-        )
+        with Horizontal(id="browser-roots-bar"):
+            yield Button(roots_label(None), id="browser-roots", compact=True)
+            yield Button("Any", id="browser-roots-any", compact=True, disabled=True)
 
     @on(Input.Changed, "#browser-search")
     def search_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.post_message(self.Changed("text", event.value))
 
-    @on(Input.Submitted, "#browser-roots")
-    def roots_submitted(self, event: Input.Submitted) -> None:
+    @on(Button.Pressed, "#browser-roots")
+    def roots_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.post_message(self.Changed("roots", event.value))
+        self.post_message(self.RootsRequested())
+
+    @on(Button.Pressed, "#browser-roots-any")
+    def any_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.set_roots(None)
 
     @on(Checkbox.Changed, "#browser-all")
     def all_changed(self, event: Checkbox.Changed) -> None:
@@ -74,6 +163,28 @@ class BrowserFilters(Vertical):
 
     def toggle_all(self) -> None:
         self.query_one("#browser-all", Checkbox).toggle()
+
+    def choose_roots(self, cwd: Path, offered: Sequence[Path] = ()) -> RootsFilterDialog:
+        """Open the roots dialog on the current filter; its answer becomes the filter."""
+        dialog = RootsFilterDialog(cwd, self.roots or (), offered)
+
+        def chosen(result: RootsResult | None) -> None:
+            if result is not None:
+                self.set_roots(result.roots)
+            elif dialog.chose_any:
+                self.set_roots(None)
+
+        self.app.push_screen(dialog, callback=chosen)
+        return dialog
+
+    def set_roots(self, roots: Roots) -> None:
+        """Set the extra-roots filter (None: any) and tell the panel."""
+        self.roots = None if roots is None else tuple(roots)
+        button = self.query_one("#browser-roots", Button)
+        button.label = roots_label(self.roots)
+        button.tooltip = None if not self.roots else "\n".join(str(r) for r in self.roots)
+        self.query_one("#browser-roots-any", Button).disabled = self.roots is None
+        self.post_message(self.Changed("roots", self.roots))
 
 
 class ActionBar(Vertical):
