@@ -25,6 +25,7 @@ __all__ = [
     "KEEP",
     "ListingClient",
     "SessionLister",
+    "age_text",
     "display_title",
     "parse_roots",
     "relative_time",
@@ -263,7 +264,12 @@ def relative_time(value: str | None, now: datetime | None = None) -> str:
     when = parse_timestamp(value)
     if when is None:
         return value[:20]
-    seconds = ((now or datetime.now(UTC)) - when).total_seconds()
+    return age_text(when, now or datetime.now(UTC))
+
+
+def age_text(when: datetime, now: datetime) -> str:
+    """How long before ``now`` ``when`` was, as :func:`relative_time` says it."""
+    seconds = (now - when).total_seconds()
     if seconds < 45:
         return "just now"
     minutes = round(seconds / 60)

@@ -38,10 +38,24 @@ def bench_transcript() -> dict[str, Any]:
     return asyncio.run(view_benches.transcript())
 
 
+def bench_session_list() -> dict[str, Any]:
+    import bench_sessions
+
+    return asyncio.run(bench_sessions.run())
+
+
+def bench_replay() -> dict[str, Any]:
+    import bench_replay
+
+    return bench_replay.run()
+
+
 BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": bench_startup,
     "stream": bench_stream,
     "transcript": bench_transcript,
+    "session_list": bench_session_list,
+    "replay": bench_replay,
 }
 
 

@@ -1,8 +1,9 @@
 """Provides SessionActions: what the session browser does, as an App mixin, and LocalHistory.
 
 Opening (load / resume / resume + the client's own copy), forking, closing and deleting run in
-workers with their progress in the browser's status line; errors are shown there and in a toast,
-and the browser's rows stay as they were. Load, resume and fork always send the session's complete
+workers with their progress in the browser's status line (a replay counts the updates as they
+arrive, before `session/load` answers); errors are shown there and in a toast, and the browser's
+rows stay as they were. Load, resume and fork always send the session's complete
 extra roots (from its SessionInfo, ``[]`` when absent).
 
 When the chat's own session is closed or deleted, its transcript says so and stays on screen; the
@@ -18,20 +19,22 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from textual import work
 from textual.css.query import NoMatches
 
+from acp_tui.client.agent import AgentClient
 from acp_tui.client.errors import AgentError, AgentExited, Unsupported
 from acp_tui.client.session import LiveSession
 from acp_tui.client.session_list import display_title
 from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.protocol.updates import SessionInfoUpdate
+from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
 from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.browser.panel import SessionBrowser
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
@@ -47,6 +50,11 @@ log = logging.getLogger(__name__)
 
 LOCAL_COPY_NOTICE = "History shown from acp-tui's local copy; the agent did not replay it."
 GONE_NEXT = "Your next message starts a new session."
+PROGRESS_EVERY = 256
+"""While a session/load replays, the status line counts the updates: every this many (a
+multiple of 16)..."""
+PROGRESS_SECONDS = 0.1
+"""...or, looking at the clock every 16 updates, once this long has passed since the last."""
 
 
 class LocalHistory(Protocol):
@@ -213,7 +221,8 @@ class SessionActions(_Base):
         try:
             if replay and client.capabilities.can_replay:  # v1 load, v2 resume+replayFrom
                 self.recorder.expect_replay(info.session_id)
-                session = await client.load_session(info.session_id, cwd, dirs)
+                with self.replay_progress(client, info.session_id, label):
+                    session = await client.load_session(info.session_id, cwd, dirs)
             elif replay:
                 transcript = self.replay_local_copy(info.session_id)
                 session = await client.resume_session(
@@ -235,6 +244,32 @@ class SessionActions(_Base):
         if session.transcript.title is None and info.title:
             session.transcript.apply(SessionInfoUpdate(title=info.title))
         self.show_opened(session, label)
+
+    @contextlib.contextmanager
+    def replay_progress(self, client: AgentClient, session_id: str, label: str) -> Iterator[None]:
+        """Meanwhile, count the session's replayed updates in the browser's status line."""
+        browser = self.browser
+        count = 0
+        shown_at = time.monotonic()
+
+        def replayed(replayed_id: str, update: SessionUpdate) -> None:
+            nonlocal count, shown_at
+            if replayed_id != session_id:
+                return
+            count += 1
+            if count % 16:
+                return  # tens of thousands may come: keep this cheap
+            now = time.monotonic()
+            if count % PROGRESS_EVERY == 0 or now - shown_at >= PROGRESS_SECONDS:
+                shown_at = now
+                browser.set_status(f"Replaying {label}… {count} updates")
+
+        client.session_listeners.append(replayed)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(ValueError):
+                client.session_listeners.remove(replayed)
 
     def replay_local_copy(self, session_id: str) -> Transcript:
         """A transcript holding the local copy (and a notice saying where it came from)."""

@@ -20,10 +20,11 @@ from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
 from acp_tui.client.agent import AgentClient
-from acp_tui.client.session_list import SessionLister, parse_roots
+from acp_tui.client.session_list import SessionLister
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
-from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters
+from acp_tui.store.recent_roots import recent_roots_for_project
+from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
 from acp_tui.ui.render import sanitize
 
@@ -65,6 +66,7 @@ class SessionBrowser(Vertical):
         Binding("d", "request('delete')", "Delete"),
         Binding("slash", "focus_search", "Search"),
         Binding("a", "toggle_all", "All dirs"),
+        Binding("e", "choose_roots", "Extra roots"),
         Binding("l", "reload", "Reload"),
         Binding("escape", "back", "Prompt"),
     ]
@@ -193,11 +195,14 @@ class SessionBrowser(Vertical):
         self.update_actions()
 
     def tags(self) -> dict[str, list[str]]:
+        """The tags of the loaded rows that have any (thousands of rows may be loaded)."""
         app = self.acp
         chat_id = app.session.session_id if app.session is not None else None
         live = app.client.sessions if app.client is not None else {}
         tags: dict[str, list[str]] = {}
-        for session_id in self.lister.rows:
+        rows = self.lister.rows
+        tagged = rows if self.lister.local else [s for s in live if s in rows]
+        for session_id in tagged:
             mine: list[str] = []
             if session_id == chat_id and session_id in live:
                 mine.append("chat")
@@ -266,11 +271,7 @@ class SessionBrowser(Vertical):
         if event.what == "all":
             self.lister.set_filters(cwd=None if event.value else self.acp.launch.cwd)
         else:
-            try:
-                roots = parse_roots(str(event.value))
-            except ValueError as exc:
-                self.set_status(str(exc), "error")
-                return
+            roots = event.value if isinstance(event.value, tuple) else None
             self.lister.set_filters(additional_directories=roots)
         self.set_status("")
         self.reload()
@@ -301,6 +302,14 @@ class SessionBrowser(Vertical):
 
     def action_focus_search(self) -> None:
         self.query_one("#browser-search").focus()
+
+    @on(BrowserFilters.RootsRequested)
+    def action_choose_roots(self) -> None:
+        """The extra-roots filter, in the roots dialog (offering the listed sessions' roots)."""
+        cwd = self.acp.launch.cwd
+        recent = recent_roots_for_project(cwd, self.acp.paths).load()
+        offered = offered_roots(self.lister.rows.values(), recent)
+        self.query_one(BrowserFilters).choose_roots(cwd, offered)
 
     def action_toggle_all(self) -> None:
         self.query_one(BrowserFilters).toggle_all()

@@ -5,12 +5,17 @@ the cwd and the extra roots. Below the rows sits one state row: "Loading…" whi
 flight, the error (Enter retries or reloads), or the end of the list. The list tells its panel
 when the user has come near the end (by keyboard or by scrolling), so the next page is asked
 for lazily.
+
+With thousands of rows loaded, re-rendering every row costs far more than a frame, so each row's
+option is kept (and reused while its session, mark, tags and displayed age stay the same: its
+height stays cached too), and a page that only adds rows at the end is appended.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.binding import Binding
@@ -19,7 +24,13 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.client.session_list import SessionLister, display_title, relative_time
+from acp_tui.client.session_list import (
+    SessionLister,
+    age_text,
+    display_title,
+    parse_timestamp,
+    relative_time,
+)
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.render import sanitize
 
@@ -44,8 +55,10 @@ def short_path(path: str) -> str:
     return path
 
 
-def row_content(info: SessionInfo, marked: bool, tags: Sequence[str]) -> Content:
-    """A session's two or three lines."""
+def row_content(
+    info: SessionInfo, marked: bool, tags: Sequence[str], age: str | None = None
+) -> Content:
+    """A session's two or three lines (``age``: its relative time, when already known)."""
     title = Content.assemble(
         ("● " if marked else "  ", "$warning"), (sanitize(display_title(info)), "bold")
     )
@@ -53,7 +66,7 @@ def row_content(info: SessionInfo, marked: bool, tags: Sequence[str]) -> Content
         title = Content.assemble(title, " ", (f"[{tag}]", "$accent"))
     details = Content.assemble(
         "  ",
-        (relative_time(info.updated_at), "$text-muted"),
+        (relative_time(info.updated_at) if age is None else age, "$text-muted"),
         ("  ·  ", "$text-muted"),
         (sanitize(short_path(info.cwd)), "$text-muted"),
     )
@@ -100,6 +113,25 @@ def header_text(lister: SessionLister, agent_name: str) -> str:
     return "\n".join(lines)
 
 
+@dataclass(slots=True)
+class ShownRow:
+    """A session row's option and what it was rendered from."""
+
+    info: SessionInfo
+    marked: bool
+    tags: tuple[str, ...]
+    when: datetime | None
+    age: str
+    option: Option
+
+
+def age_of(info: SessionInfo, when: datetime | None, now: datetime) -> str:
+    """``relative_time`` of the row, from its timestamp parsed once."""
+    if when is None:
+        return relative_time(info.updated_at)
+    return age_text(when, now)
+
+
 class SessionRows(OptionList):
     """The rows; Space marks one (for deleting several), Enter asks the panel to open it."""
 
@@ -123,6 +155,10 @@ class SessionRows(OptionList):
         self.marked: set[str] = set()
         self.infos: dict[str, SessionInfo] = {}
         self.tags: dict[str, list[str]] = {}
+        self.known: dict[str, ShownRow] = {}
+        """Each session's latest row, shown or not (a search hides rows; they come back)."""
+        self.shown: list[ShownRow] = []
+        """The session rows on screen, in order (the state row aside)."""
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self.check_near_end, init=False)
@@ -136,22 +172,29 @@ class SessionRows(OptionList):
         self.infos = {info.session_id: info for info in infos}
         self.tags = tags
         self.marked &= set(self.infos)
-        options = [
-            Option(
-                row_content(i, i.session_id in self.marked, tags.get(i.session_id, ())),
-                id=i.session_id,
-            )
-            for i in infos
-        ]
+        tail: list[Option] = []
         if state.kind:
-            options.append(
+            tail.append(
                 Option(
                     state_content(state),
                     id=STATE_ROW + state.kind,
                     disabled=state.kind == "loading",
                 )
             )
-        self.set_options(options)
+        now = datetime.now(UTC)
+        kept = self.unchanged_prefix(infos)
+        if kept:
+            # Only rows added at the end (the next page): append them after the old ones.
+            if keep_id is not None and keep_id.startswith(STATE_ROW):
+                self.highlighted = None  # the state row goes: highlight what takes its place
+            self.drop_state_row()
+            added = [self.row(info, now) for info in infos[kept:]]
+            self.shown.extend(added)
+            self.add_options([*(row.option for row in added), *tail])
+        else:
+            self.shown = [self.row(info, now) for info in infos]
+            self.set_options([*(row.option for row in self.shown), *tail])
+        options = self.options
         if not options:
             return
         if keep_id is not None and keep_id in self.infos:
@@ -162,6 +205,67 @@ class SessionRows(OptionList):
             self.highlighted = 0
         if self.highlighted is not None and options[self.highlighted].disabled:
             self.highlighted = max(0, self.highlighted - 1) if len(options) > 1 else None
+
+    def row(self, info: SessionInfo, now: datetime) -> ShownRow:
+        """The row of ``info``: the known one when nothing it shows has changed."""
+        session_id = info.session_id
+        marked = session_id in self.marked
+        tags = tuple(self.tags.get(session_id, ()))
+        known = self.known.get(session_id)
+        if known is not None and known.info is info:
+            age = age_of(info, known.when, now)
+            if (known.marked, known.tags, known.age) == (marked, tags, age):
+                return known
+            when = known.when
+        else:
+            when = parse_timestamp(info.updated_at)
+            age = age_of(info, when, now)
+        option = Option(row_content(info, marked, tags, age), id=session_id)
+        row = ShownRow(info, marked, tags, when, age, option)
+        self.known[session_id] = row
+        return row
+
+    def unchanged_prefix(self, infos: Sequence[SessionInfo]) -> int:
+        """How many rows ``infos`` starts with that are shown unchanged: all of the shown rows,
+        or 0 (then every row is set again)."""
+        shown = self.shown
+        options = self._options
+        on_screen = len(options) - bool(options and (options[-1].id or "").startswith(STATE_ROW))
+        if not shown or len(infos) < len(shown) or on_screen != len(shown):
+            return 0
+        marked, tags = self.marked, self.tags
+        for row, info in zip(shown, infos, strict=False):
+            session_id = info.session_id
+            if (
+                row.info is not info
+                or row.marked != (session_id in marked)
+                or row.tags != tuple(tags.get(session_id, ()))
+            ):
+                return 0
+        return len(shown)
+
+    def drop_state_row(self) -> None:
+        """Remove the trailing state row, keeping the line cache of the rows above it.
+
+        OptionList's own removal clears its whole line cache, and recomputing it costs time in
+        proportion to every row loaded: too slow for each page of a long list. This relies on
+        OptionList's internals (Textual is pinned; the browser tests cover paging).
+        """
+        options = self._options
+        if not options or not (options[-1].id or "").startswith(STATE_ROW):
+            return
+        option = options.pop()
+        index = len(options)
+        if option.id is not None:
+            self._id_to_option.pop(option.id, None)
+        self._option_to_index.pop(option, None)
+        lines = self._line_cache
+        first_line = lines.index_to_line.pop(index, None)
+        if first_line is not None:
+            del lines.lines[first_line:]
+        lines.heights.pop(index, None)
+        if self._mouse_hovering_over == index:
+            self._mouse_hovering_over = None
 
     @property
     def highlighted_id(self) -> str | None:
@@ -186,9 +290,14 @@ class SessionRows(OptionList):
         if info is None:
             return
         self.marked ^= {info.session_id}
+        marked = info.session_id in self.marked
+        known = self.known.get(info.session_id)
+        age = known.age if known is not None else None
         self.replace_option_prompt(
-            info.session_id, row_content(info, info.session_id in self.marked, self.tags_of(info))
+            info.session_id, row_content(info, marked, self.tags_of(info), age)
         )
+        if known is not None:
+            known.marked = marked  # its option now shows the new mark
 
     def tags_of(self, info: SessionInfo) -> Sequence[str]:
         return self.tags.get(info.session_id, ())
