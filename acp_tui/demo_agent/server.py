@@ -197,6 +197,13 @@ class DemoAgent:
         if live is not None and live.turn is not None:
             live.turn.cancel()
 
+    async def send_history(self, session_id: str) -> None:
+        """Replay the stored history, many updates per write (one write each is the bottleneck)."""
+        updates = (self.outgoing(update) for update in self.store.read_history(session_id))
+        params = ({"sessionId": session_id, "update": u} for u in updates if u is not None)
+        with anyio.CancelScope(shield=True):
+            await self.conn.notify_many("session/update", params)
+
     async def send_update(self, session_id: str, update: dict[str, Any], *, record: bool) -> None:
         """Send one ``session/update``; ``record`` appends it to the history first."""
         rewritten = self.outgoing(update)
@@ -327,8 +334,7 @@ class DemoAgent:
                 record.additional_directories = dirs
             self.store.put(record)
         if replay:
-            for update in self.store.read_history(session_id):
-                await self.send_update(session_id, update, record=False)
+            await self.send_history(session_id)
         self._activate(record)
         await self._send_commands(session_id)
         return self._state(record)

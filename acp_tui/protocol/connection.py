@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,22 +149,44 @@ class Connection:
             message["params"] = params
         await self._send(message)
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        if self._closed_reason is not None:
-            raise ConnectionClosed(self._closed_reason)
+    async def notify_many(self, method: str, params_list: Iterable[Any], batch: int = 256) -> None:
+        """Send many notifications of one method, ``batch`` lines per write.
+
+        For bulk traffic such as a history replay: one write per message costs more than the
+        messages themselves. Order is kept; the messages are separate lines, not a JSON array.
+        """
+        lines: list[bytes] = []
+        for params in params_list:
+            lines.append(self._encode({"jsonrpc": "2.0", "method": method, "params": params}))
+            if len(lines) >= batch:
+                await self._write(b"".join(lines))
+                lines.clear()
+        if lines:
+            await self._write(b"".join(lines))
+
+    def _encode(self, message: dict[str, Any]) -> bytes:
         if self.tracer is not None:
             self.tracer("send", message)
         try:
-            data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         except UnicodeEncodeError:
             # A lone surrogate (legal in a JSON \u escape, e.g. echoed from the peer) has no
             # UTF-8 form: escape everything instead.
-            data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+            return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+    async def _write(self, data: bytes) -> None:
+        if self._closed_reason is not None:
+            raise ConnectionClosed(self._closed_reason)
         async with self._send_lock:
             try:
                 await self._send_stream.send(data)
             except (*_STREAM_ENDED, OSError) as exc:
                 raise ConnectionClosed(self._closed_reason or f"{self.name} exited") from exc
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if self._closed_reason is not None:
+            raise ConnectionClosed(self._closed_reason)
+        await self._write(self._encode(message))
 
     async def _send_quietly(self, message: dict[str, Any]) -> None:
         try:

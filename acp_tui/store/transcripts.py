@@ -26,11 +26,12 @@ import hashlib
 import json
 import logging
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -55,6 +56,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+OPEN_TRANSCRIPTS = 8
+"""How many session transcripts stay open for appending at once."""
 
 
 @functools.cache
@@ -99,6 +103,9 @@ class TranscriptCache:
         self.failures = 0
         """How many writes failed (the first one is logged as a warning, the rest at debug)."""
         self._clean_tail: set[Path] = set()
+        # A few transcripts stay open (flushed after every line, so an app crash loses
+        # nothing): opening the file per update dominated the cost of recording a replay.
+        self._open: OrderedDict[Path, BinaryIO] = OrderedDict()
 
     # -- where ---------------------------------------------------------------------------------
 
@@ -125,6 +132,7 @@ class TranscriptCache:
     def reset(self, agent_key: str, session_id: str) -> None:
         """Drop a session's recorded events (before an agent replays the whole history)."""
         path = self.transcript_path(agent_key, session_id)
+        self._close_handle(path)
         self._clean_tail.discard(path)
         try:
             path.unlink(missing_ok=True)
@@ -135,19 +143,45 @@ class TranscriptCache:
         path = self.transcript_path(agent_key, session_id)
         try:
             line = json.dumps(event, separators=(",", ":")).encode("ascii") + b"\n"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a+b") as handle:
-                if path not in self._clean_tail:
-                    # A crash may have torn the last line: start ours on a line of its own.
-                    size = handle.seek(0, os.SEEK_END)
-                    if size:
-                        handle.seek(size - 1)
-                        if handle.read(1) != b"\n":
-                            line = b"\n" + line
-                    self._clean_tail.add(path)
-                handle.write(line)
+            handle = self._handle(path)
+            if path not in self._clean_tail:
+                # A crash may have torn the last line: start ours on a line of its own.
+                size = handle.seek(0, os.SEEK_END)
+                if size:
+                    handle.seek(size - 1)
+                    if handle.read(1) != b"\n":
+                        line = b"\n" + line
+                    handle.seek(0, os.SEEK_END)
+                self._clean_tail.add(path)
+            handle.write(line)
+            handle.flush()
         except (OSError, TypeError, ValueError) as exc:
+            self._close_handle(path)
             self._failed(f"could not record to {path}", exc)
+
+    def _handle(self, path: Path) -> BinaryIO:
+        handle = self._open.get(path)
+        if handle is not None:
+            self._open.move_to_end(path)
+            return handle
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+b")  # noqa: SIM115 - kept open across appends, closed by LRU
+        self._open[path] = handle
+        while len(self._open) > OPEN_TRANSCRIPTS:
+            _, oldest = self._open.popitem(last=False)
+            oldest.close()
+        return handle
+
+    def _close_handle(self, path: Path) -> None:
+        handle = self._open.pop(path, None)
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.close()
+
+    def close(self) -> None:
+        """Close the transcripts kept open (everything written is already flushed)."""
+        for path in list(self._open):
+            self._close_handle(path)
 
     def _failed(self, what: str, exc: Exception) -> None:
         self.failures += 1
@@ -235,6 +269,7 @@ class TranscriptCache:
 
     def _remove_transcript(self, agent_key: str, session_id: str) -> None:
         path = self.transcript_path(agent_key, session_id)
+        self._close_handle(path)
         self._clean_tail.discard(path)
         with contextlib.suppress(OSError):
             path.unlink(missing_ok=True)

@@ -41,6 +41,7 @@ from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.dialogs.auth import AuthDialog
 from acp_tui.ui.dialogs.roots import RootsDialog
+from acp_tui.ui.memory import settle_memory
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,7 @@ class AgentHost(App[int]):
 
     async def on_unmount(self) -> None:
         await self.stop_agent()
+        self.transcripts.close()
 
     async def stop_agent(self, within: float = 10.0) -> None:
         """Close the agent gracefully (stdin, then signals) and wait for it, boundedly.
@@ -349,6 +351,7 @@ class AgentHost(App[int]):
     def session_opened(self, session: LiveSession) -> None:
         """The session is open (or reopened): show it (the app also sends queued prompts)."""
         self.chat.show_session(session)
+        settle_memory()  # startup and any replayed history are long-lived from here on
 
     async def ask_permission(
         self, session: LiveSession, request: RequestPermissionRequest

@@ -932,3 +932,28 @@ async def test_two_connections_talk_both_ways() -> None:
             await a.notify("hello", {"x": 1})
             assert await a.request("echo", "sync") == "sync"
     assert notes == [("hello", {"x": 1})]
+
+
+async def test_notify_many_sends_separate_notifications_in_order_in_few_writes() -> None:
+    seen: list[int] = []
+    writes: list[bytes] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        assert method == "session/update"
+        seen.append(params["n"])
+
+    with anyio.fail_after(5):
+        async with connection_pair(b_on_notification=on_notification) as (a, _b):
+            original = a._send_stream.send
+
+            async def counting_send(data: bytes) -> None:
+                writes.append(data)
+                await original(data)
+
+            a._send_stream.send = counting_send  # type: ignore[method-assign]
+            await a.notify_many("session/update", ({"n": n} for n in range(1000)), batch=256)
+            while len(seen) < 1000:
+                await anyio.lowlevel.checkpoint()
+    assert seen == list(range(1000))
+    assert len(writes) == 4  # 256 + 256 + 256 + 232 lines
+    assert all(chunk.count(b"\n") <= 256 for chunk in writes)

@@ -26,6 +26,7 @@ from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
+from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.render import sanitize
 
 if TYPE_CHECKING:
@@ -175,6 +176,7 @@ class SessionBrowser(Vertical):
             if self.inflight == generation:
                 self.inflight = None
         self.render_rows()
+        settle_memory()  # the rows stay: keep them out of later full collections
         if not self.lister.text:
             self.call_after_refresh(self.rows.check_near_end)
 
