@@ -1,9 +1,11 @@
 """Provides `acp-tui sessions list|delete|prune`: an agent's sessions, without the UI.
 
 The agent is chosen as for the chat (``-a NAME``, ``-- COMMAND ARGS...``, else the configured
-default, else the demo agent). Exit status: 0 on success, 2 on usage errors (checked before the
-agent starts), 1 when the agent cannot start, lacks the capability or answers with an error;
-errors are one line on stderr, never a traceback.
+default, else the demo agent), and so is the protocol version (``--protocol {1,2}``, else the
+agent's configured one, else 1; an agent answering another version is warned about).
+Exit status: 0 on success, 2 on usage errors (checked before the agent starts), 1 when the agent
+cannot start, lacks the capability or answers with an error; errors are one line on stderr,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ from acp_tui.store.transcripts import TranscriptCache
 log = logging.getLogger(__name__)
 
 PROG = "acp-tui sessions"
-USAGE = f"{PROG} {{list,delete,prune}} [OPTIONS] [-a NAME | -- COMMAND ARGS...]"
+USAGE = (
+    f"{PROG} {{list,delete,prune}} [OPTIONS] [--protocol {{1,2}}] [-a NAME | -- COMMAND ARGS...]"
+)
 LIST_HINT = "sessions created by acp-tui are in the app's session browser"
 
 _AGENT_EPILOG = """\
@@ -58,6 +62,7 @@ examples:
   acp-tui sessions list --all --json
   acp-tui sessions delete 3f2a... --yes -- my-agent --acp
   acp-tui sessions prune --older-than 30d --dry-run
+  acp-tui sessions list --protocol 2 -- my-agent --acp
 """
 )
 
@@ -100,6 +105,13 @@ def sessions_command(args: list[str]) -> int:
 def _parser() -> _Parser:
     agent = _Parser(add_help=False)
     agent.add_argument("-a", "--agent", metavar="NAME", help="the configured agent to start")
+    agent.add_argument(
+        "--protocol",
+        type=int,
+        choices=(1, 2),
+        help="the ACP protocol version to speak (2 is the draft, opt-in; default: the agent's "
+        "configured one, else 1)",
+    )
     scope = _Parser(add_help=False)
     where = scope.add_mutually_exclusive_group()
     where.add_argument("--all", action="store_true", help="sessions of every directory")
@@ -210,7 +222,7 @@ def _prepare(args: list[str]) -> _Job:
         command=command,
         settings=loaded.settings,
         paths=paths,
-        protocol=None,
+        protocol=options.protocol,
     )
     launch = replace(launch, settings=loaded.settings)
     check_supported(launch)
@@ -246,6 +258,9 @@ async def _run_with_agent(job: _Job) -> int:
         "prune": _prune,
     }
     async with connect(job.launch) as client:
+        spoken, offered = client.capabilities.protocol_version, job.launch.protocol_version
+        if spoken != offered:
+            warn(f"{client.capabilities.display_name} speaks ACP v{spoken}, not v{offered}")
         return await actions[job.action](client, job)
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import anyio
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button
 
@@ -13,6 +14,11 @@ from acp_tui.client.transcript import MessageEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.session_options import SessionOptions
+from tests.unit.agent_helpers import record_wire
+
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+"""The representative login and restart tests run on ACP v1 and on the v2 draft."""
 
 
 async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
@@ -35,8 +41,12 @@ async def choose_auth(pilot: Pilot[int], app: AcpApp, label: str) -> AuthDialog:
     return dialog
 
 
-async def test_agent_login_then_session_opens(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app("--require-auth")
+@PROTOCOLS
+async def test_agent_login_then_session_opens(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch, protocol: int
+) -> None:
+    wire = record_wire(monkeypatch)
+    app = make_app("--require-auth", protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await choose_auth(pilot, app, "Demo login")
         names = [m.name for m in dialog.methods]
@@ -51,12 +61,25 @@ async def test_agent_login_then_session_opens(make_app: Callable[..., AcpApp]) -
                 and len(app.session.transcript.entries) >= 2
             ),
         )
+    login, other = (
+        ("authenticate", "auth/login") if protocol == 1 else ("auth/login", "authenticate")
+    )
+    assert wire.sent_params(login) == [{"methodId": "demo-login"}]
+    assert not wire.sent_params(other)
 
 
+async def settled_bar(pilot: Pilot[int], app: AcpApp) -> None:
+    """Wait until the options bar has composed its pickers (leaving earlier races its mount)."""
+    bar = app.chat.query_one(SessionOptions)
+    await wait_for(pilot, lambda: bool(bar.pickers) and not bar._rebuilding)
+    await pilot.pause()
+
+
+@PROTOCOLS
 async def test_terminal_login_runs_the_agent_command_then_reconnects(
-    make_app: Callable[..., AcpApp], tmp_path: Path
+    make_app: Callable[..., AcpApp], tmp_path: Path, protocol: int
 ) -> None:
-    app = make_app("--require-auth")
+    app = make_app("--require-auth", protocol=protocol)
     ran: list[tuple[list[str], dict[str, str]]] = []
 
     async def answer_yes(argv: list[str], env: dict[str, str], cwd: Path) -> int:
@@ -73,6 +96,7 @@ async def test_terminal_login_runs_the_agent_command_then_reconnects(
         assert argv[-1] == "--login"
         assert env["ACP_TUI_DEMO_LOGIN"] == "1"
         assert not isinstance(app.screen, AuthDialog)
+        await settled_bar(pilot, app)
 
 
 async def test_cancelled_login_is_reported(make_app: Callable[..., AcpApp]) -> None:
@@ -98,10 +122,12 @@ async def test_failed_terminal_login_offers_restart(make_app: Callable[..., AcpA
         assert app.check_action("restart_agent", ()) is True
 
 
+@PROTOCOLS
 async def test_crash_mid_turn_keeps_transcript_and_draft_then_restart_resumes(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch, protocol: int
 ) -> None:
-    app = make_app()
+    wire = record_wire(monkeypatch)
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         assert app.session is not None
@@ -143,3 +169,8 @@ async def test_crash_mid_turn_keeps_transcript_and_draft_then_restart_resumes(
                 in [e.text for e in app.session.transcript.entries if isinstance(e, MessageEntry)]
             ),
         )
+    # The restart reattached without replay (the transcript is kept): no session/load on v2.
+    [resume] = wire.sent_params("session/resume")
+    assert resume["sessionId"] == session_id
+    assert "replayFrom" not in resume
+    assert not wire.sent_params("session/load")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
@@ -24,6 +25,9 @@ from acp_tui.ui.dialogs.confirm import ConfirmDialog
 from tests.app.test_app_smoke import screen_text, wait_for
 
 SIZE = (120, 36)
+
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+"""The representative browser tests run on ACP v1 and on the v2 draft."""
 
 
 async def seed(
@@ -97,8 +101,11 @@ async def highlight(pilot: Pilot[int], app: AcpApp, session_id: str) -> None:
     await pilot.pause()
 
 
-async def test_toggle_cycles_the_panel_and_shows_titles(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_toggle_cycles_the_panel_and_shows_titles(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app = make_app(protocol=protocol)
     await seed(app, ["alpha topic", "beta topic"])
     async with app.run_test(size=SIZE) as pilot:
         assert not browser(app).display
@@ -119,8 +126,11 @@ async def test_toggle_cycles_the_panel_and_shows_titles(make_app: Callable[..., 
         assert "Sessions: toggle browser" in titles
 
 
-async def test_scrolling_to_the_end_loads_the_next_pages(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app("--page-size", "3")
+@PROTOCOLS
+async def test_scrolling_to_the_end_loads_the_next_pages(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app = make_app("--page-size", "3", protocol=protocol)
     await seed(app, [f"topic {n}" for n in range(14)])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
@@ -177,8 +187,10 @@ async def test_text_search_is_local_and_instant(make_app: Callable[..., AcpApp])
         assert app.focused is app.chat.query_one("#prompt")
 
 
-async def test_enter_resumes_with_replay_through_load(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_enter_resumes_with_replay(make_app: Callable[..., AcpApp], protocol: int) -> None:
+    """v1: through `session/load`; v2: `session/resume` with ``replayFrom`` (no load exists)."""
+    app = make_app(protocol=protocol)
     [sid] = await seed(app, ["remember the lighthouse"])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
@@ -186,16 +198,25 @@ async def test_enter_resumes_with_replay_through_load(make_app: Callable[..., Ac
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session is not None and app.session.session_id == sid)
         await wait_for(pilot, lambda: "remember the lighthouse" in screen_text(app))
-        [load] = calls(sent, "session/load")
+        replayed, other = (
+            ("session/load", "session/resume")
+            if protocol == 1
+            else ("session/resume", "session/load")
+        )
+        [load] = calls(sent, replayed)
         assert load["sessionId"] == sid
         assert load["additionalDirectories"] == []  # always the complete list
-        assert not calls(sent, "session/resume")
+        if protocol == 2:
+            assert load["replayFrom"] == {"type": "start"}
+        assert not calls(sent, other)
+        assert "Resumed without replay" not in screen_text(app)
         assert "chat" in browser(app).tags()[sid]
         assert app.focused is app.chat.query_one("#prompt")
 
 
-async def test_r_resumes_without_replay(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_r_resumes_without_replay(make_app: Callable[..., AcpApp], protocol: int) -> None:
+    app = make_app(protocol=protocol)
     [sid] = await seed(app, ["remember the lighthouse"])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
@@ -204,7 +225,9 @@ async def test_r_resumes_without_replay(make_app: Callable[..., AcpApp]) -> None
         await wait_for(pilot, lambda: app.session is not None and app.session.session_id == sid)
         await wait_for(pilot, lambda: "Resumed without replay" in screen_text(app))
         assert "remember the lighthouse" not in screen_text(app)
-        assert calls(sent, "session/resume")[0]["additionalDirectories"] == []
+        [resume] = calls(sent, "session/resume")
+        assert resume["additionalDirectories"] == []
+        assert "replayFrom" not in resume
         assert not calls(sent, "session/load")
         assert "remember the lighthouse" in app.chat.status_text()  # the title, from the list
 
@@ -212,6 +235,7 @@ async def test_r_resumes_without_replay(make_app: Callable[..., AcpApp]) -> None
 async def test_resume_only_agent_replays_the_local_copy_and_says_so(
     make_app: Callable[..., AcpApp],
 ) -> None:
+    # v1 only: on v2 every agent with sessions replays (session/resume with replayFrom).
     app = make_app("--capabilities", "list,resume")
     [recorded] = await seed(app, ["kept locally"], record=True)
     [unrecorded] = await seed(app, ["never recorded"])
@@ -235,8 +259,11 @@ async def test_resume_only_agent_replays_the_local_copy_and_says_so(
         await wait_for(pilot, lambda: "no local copy" in screen_text(app))
 
 
-async def test_delete_asks_first_then_removes_the_row(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_delete_asks_first_then_removes_the_row(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app = make_app(protocol=protocol)
     [keep, doomed] = await seed(app, ["keep me", "delete me"])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
@@ -334,8 +361,11 @@ async def test_closing_the_chat_session_keeps_the_chat_usable(
         assert app.session.session_id != live
 
 
-async def test_fork_opens_the_fork_in_the_chat(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_fork_opens_the_fork_in_the_chat(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app = make_app(protocol=protocol)
     [source] = await seed(app, ["the original"])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
@@ -357,29 +387,37 @@ async def test_fork_opens_the_fork_in_the_chat(make_app: Callable[..., AcpApp]) 
         assert row_titles(app)[0] == "Fork of the original"
 
 
+@PROTOCOLS
 async def test_unadvertised_actions_are_disabled_with_the_reason(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app("--capabilities", "list")
+    """On v2 resume (and so replay) is part of the baseline: only delete and fork are gated."""
+    app = make_app("--capabilities", "list", protocol=protocol)
     await seed(app, ["listed only"])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
         delete = app.chat.query_one("#act-delete", Button)
         assert delete.disabled
         assert delete.tooltip == "acp-tui demo agent does not support session/delete"
+        assert app.chat.query_one("#act-fork", Button).disabled
         reasons = static_text(app, "#browser-reasons")
         assert "does not support session/delete" in reasons
         assert "does not support session/fork" in reasons
-        assert "does not support session/load or session/resume" in reasons
+        reopen = "does not support session/load or session/resume"
+        assert (reopen in reasons) == (protocol == 1)
         await pilot.press("d")
         assert "does not support session/delete" in static_text(app, "#browser-status")
-        await pilot.press("enter")
-        assert "session/load or session/resume" in static_text(app, "#browser-status")
+        await pilot.press("f")
+        assert "does not support session/fork" in static_text(app, "#browser-status")
+        if protocol == 1:
+            await pilot.press("enter")
+            assert "session/load or session/resume" in static_text(app, "#browser-status")
         assert not isinstance(app.screen, ConfirmDialog)
         assert {m["method"] for m in sent} <= {"session/list"}
 
 
 async def test_agent_without_list_shows_the_local_history(make_app: Callable[..., AcpApp]) -> None:
+    # v1 only: session/list is part of v2's baseline.
     app = make_app("--capabilities", "load")
     [recorded] = await seed(app, ["from an earlier run"], record=True)
     async with app.run_test(size=SIZE) as pilot:

@@ -6,12 +6,16 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button
 
 from acp_tui.client.transcript import MessageEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionDialog
+
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+"""Every permission test runs on ACP v1 and on the v2 draft."""
 
 
 async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
@@ -35,10 +39,11 @@ async def start(pilot: Pilot[int], app: AcpApp, prompt: str) -> list[dict[str, A
     return sent
 
 
+@PROTOCOLS
 async def test_dialog_shows_the_agents_options_and_a_key_answers(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app()
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         sent = await start(pilot, app, "permission")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionDialog))
@@ -56,10 +61,15 @@ async def test_dialog_shows_the_agents_options_and_a_key_answers(
         assert "allow_once" in agent_text(app)
         answers = [m for m in sent if "result" in m and "outcome" in m["result"]]
         assert answers[0]["result"]["outcome"]["outcome"] == "selected"
+        chosen = answers[0]["result"]["outcome"]["optionId"]
+        assert chosen == dialog.request.options[0].option_id
 
 
-async def test_escape_in_the_dialog_cancels_the_turn(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_escape_in_the_dialog_cancels_the_turn(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         sent = await start(pilot, app, "permission")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionDialog))
@@ -78,8 +88,11 @@ async def test_escape_in_the_dialog_cancels_the_turn(make_app: Callable[..., Acp
         )
 
 
-async def test_escape_in_the_chat_cancels_a_running_turn(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_escape_in_the_chat_cancels_a_running_turn(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         sent = await start(pilot, app, "hang")
         await wait_for(pilot, lambda: app.session is not None and app.session.prompt_pending)

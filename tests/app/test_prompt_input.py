@@ -6,12 +6,16 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
+import pytest
 from textual.pilot import Pilot
 
 from acp_tui.client.transcript import MessageEntry
 from acp_tui.protocol.content import TextContent
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.prompt_input import PromptInput
+
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+"""Sending a prompt is checked on ACP v1 and on the v2 draft; editing is version-neutral."""
 
 
 async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
@@ -44,8 +48,9 @@ def labels(prompt: PromptInput) -> list[str]:
     return [str(choice.label) for choice in prompt.completion_list.choices]
 
 
-async def test_enter_sends_and_clears(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_enter_sends_and_clears(make_app: Callable[..., AcpApp], protocol: int) -> None:
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         prompt = await ready(pilot, app)
         await pilot.press(*"hello agent", "enter")
@@ -153,10 +158,11 @@ async def test_escape_closes_the_list_until_the_next_token(
         await wait_for(pilot, lambda: user_texts(app) == ["/he"])
 
 
+@PROTOCOLS
 async def test_at_lists_files_and_sends_an_embedded_resource(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app()
+    app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         prompt = await ready(pilot, app)
         assert app.client is not None

@@ -17,9 +17,15 @@ from tests.app.test_app_smoke import wait_for
 Sent = list[dict[str, Any]]
 
 
-async def start(make_app: Callable[..., AcpApp], pilot_size: tuple[int, int] = (140, 40)) -> Any:
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+"""The representative option tests run on ACP v1 and on the v2 draft (``configId`` options)."""
+
+
+async def start(
+    make_app: Callable[..., AcpApp], pilot_size: tuple[int, int] = (140, 40), protocol: int = 1
+) -> Any:
     """Run the app; returns (app, pilot context)."""
-    app = make_app()
+    app = make_app(protocol=protocol)
     return app, app.run_test(size=pilot_size)
 
 
@@ -48,10 +54,11 @@ def requests(sent: Sent, method: str) -> list[dict[str, Any]]:
     return [m for m in sent if m.get("method") == method]
 
 
+@PROTOCOLS
 async def test_bar_shows_model_first_then_mode_and_verbose_switch(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app, ctx = await start(make_app)
+    app, ctx = await start(make_app, protocol=protocol)
     async with ctx as pilot:
         bar = await mount_bar(app, pilot, [])
         assert bar.display
@@ -61,9 +68,9 @@ async def test_bar_shows_model_first_then_mode_and_verbose_switch(
         picks = selects(bar)
         assert picks["config:model"].value == "demo-fast"
         assert picks["config:mode"].value == "ask"
-        # Legacy modes exist too, but a "mode" config option replaces them.
+        # Legacy modes exist too on v1 (v2 has none), but a "mode" config option replaces them.
         assert app.session is not None
-        assert app.session.transcript.modes is not None
+        assert (app.session.transcript.modes is not None) == (protocol == 1)
         assert "mode" not in picks
         switch = bar.query_one(Switch)
         assert switch.name == "config:verbose"
@@ -72,8 +79,11 @@ async def test_bar_shows_model_first_then_mode_and_verbose_switch(
         assert not str(bar.query_one("#session-usage", Static).render())
 
 
-async def test_choosing_a_model_sends_set_config_option(make_app: Callable[..., AcpApp]) -> None:
-    app, ctx = await start(make_app)
+@PROTOCOLS
+async def test_choosing_a_model_sends_set_config_option(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app, ctx = await start(make_app, protocol=protocol)
     sent: Sent = []
     async with ctx as pilot:
         bar = await mount_bar(app, pilot, sent)
@@ -88,14 +98,25 @@ async def test_choosing_a_model_sends_set_config_option(make_app: Callable[..., 
         params = calls[0]["params"]
         assert params["configId"] == "model"
         assert params["value"] == "demo-smart"
+        assert params.get("type", "id") == "id"  # v1 may omit it; v2 always says "id"
+        if protocol == 2:
+            assert params == {
+                "sessionId": app.session.session_id,
+                "configId": "model",
+                "type": "id",
+                "value": "demo-smart",
+            }
         assert model.value == "demo-smart"
         await pilot.pause()
         # The agent's answer updated the widget without sending anything back.
         assert len(requests(sent, "session/set_config_option")) == 1
 
 
-async def test_toggling_verbose_sends_a_boolean(make_app: Callable[..., AcpApp]) -> None:
-    app, ctx = await start(make_app)
+@PROTOCOLS
+async def test_toggling_verbose_sends_a_boolean(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app, ctx = await start(make_app, protocol=protocol)
     sent: Sent = []
     async with ctx as pilot:
         bar = await mount_bar(app, pilot, sent)
@@ -116,6 +137,7 @@ async def test_toggling_verbose_sends_a_boolean(make_app: Callable[..., AcpApp])
 async def test_agent_pushed_mode_change_updates_the_bar_without_echo(
     make_app: Callable[..., AcpApp],
 ) -> None:
+    # v1 only: v2 has no session modes (no session/set_mode or current_mode_update).
     app, ctx = await start(make_app)
     sent: Sent = []
     async with ctx as pilot:

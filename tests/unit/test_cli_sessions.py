@@ -19,22 +19,32 @@ from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.process import AgentCommand
 from acp_tui.client.recorder import agent_key_for
 from acp_tui.commands.listing import parse_duration, relative_time
+from acp_tui.config.paths import Paths
 from acp_tui.demo_agent.store import SessionRecord, SessionStore
 from acp_tui.store.transcripts import TranscriptCache
-from tests.unit.agent_helpers import WAIT, demo_client
+from tests.unit.agent_helpers import WAIT
+from tests.unit.test_client_v2 import demo
 
 TIMEOUT = 60
 
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+"""The agent-driving tests run on ACP v1 and on the v2 draft (agent and command both on v2)."""
 
-def demo_argv(data: Path, *flags: str) -> list[str]:
-    return [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data), *flags]
+
+def demo_argv(data: Path, *flags: str, protocol: int = 1) -> list[str]:
+    """The demo agent; with ``protocol`` 2 it is started with ``--protocol 2``."""
+    version = ("--protocol", str(protocol)) if protocol >= 2 else ()
+    return [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data), *flags, *version]
 
 
 def run(
-    *args: str, cwd: Path | None = None, agent: Sequence[str] | None = None
+    *args: str, cwd: Path | None = None, agent: Sequence[str] | None = None, protocol: int = 1
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m acp_tui sessions ARGS [-- AGENT]` with this test's ACP_TUI_HOME, no stdin."""
+    """`python -m acp_tui sessions ARGS [--protocol N] [-- AGENT]` with this test's
+    ACP_TUI_HOME, no stdin; v1 passes no --protocol (the default)."""
     argv = [sys.executable, "-m", "acp_tui", "sessions", *args]
+    if protocol >= 2:
+        argv += ["--protocol", str(protocol)]
     if agent is not None:
         argv += ["--", *agent]
     result = subprocess.run(
@@ -71,10 +81,12 @@ def directory(root: Path, name: str) -> Path:
     return path.resolve()
 
 
-async def create_sessions(data: Path, specs: Sequence[tuple[Path, Sequence[Path]]]) -> list[str]:
-    """Create sessions through the client API: (cwd, additional directories) each."""
+async def create_sessions(
+    data: Path, specs: Sequence[tuple[Path, Sequence[Path]]], protocol: int = 1
+) -> list[str]:
+    """Create sessions through the client API (on ``protocol``): (cwd, extra directories) each."""
     created = []
-    async with demo_client(data, specs[0][0]) as client:
+    async with demo(protocol, data, specs[0][0]) as client:
         with anyio.fail_after(WAIT):
             for cwd, extra in specs:
                 created.append((await client.new_session(cwd, extra)).session_id)
@@ -95,16 +107,20 @@ def seed(data: Path, records: Sequence[tuple[str, Path, str]]) -> None:
 # -- list --------------------------------------------------------------------------------------
 
 
-async def test_list_reads_every_page(tmp_path: Path) -> None:
+@PROTOCOLS
+async def test_list_reads_every_page(tmp_path: Path, acp_home: Paths, protocol: int) -> None:
     data, project = tmp_path / "demo", directory(tmp_path, "project")
-    created = await create_sessions(data, [(project, [])] * 5)
-    agent = demo_argv(data, "--page-size", "2")
+    created = await create_sessions(data, [(project, [])] * 5, protocol)
+    agent = demo_argv(data, "--page-size", "2", "--verbose", protocol=protocol)
 
-    as_json = run("list", "--json", cwd=project, agent=agent)
+    as_json = run("list", "--json", cwd=project, agent=agent, protocol=protocol)
     assert sorted(ids(as_json)) == sorted(created)
     assert all(info["cwd"] == str(project) for info in json.loads(as_json.stdout))
+    # The agent's log (kept by the command) says which version was really spoken.
+    [log] = [t for p in acp_home.log_dir.glob("*.log") if "--verbose" in (t := p.read_text())]
+    assert ("speaking ACP v2" in log) == (protocol == 2)
 
-    table = run("list", cwd=project, agent=agent)
+    table = run("list", cwd=project, agent=agent, protocol=protocol)
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
     assert lines[0].split() == ["UPDATED", "TITLE", "ID", "CWD", "EXTRA", "ROOTS"]
@@ -114,21 +130,24 @@ async def test_list_reads_every_page(tmp_path: Path) -> None:
     assert "just now" in table.stdout
 
 
-async def test_list_filters_by_directory(tmp_path: Path) -> None:
+@PROTOCOLS
+async def test_list_filters_by_directory(tmp_path: Path, protocol: int) -> None:
     data = tmp_path / "demo"
     one, two = directory(tmp_path, "one"), directory(tmp_path, "two")
-    in_one, in_two, also_two = await create_sessions(data, [(one, []), (two, []), (two, [])])
-    agent = demo_argv(data, "--page-size", "2")
-
-    assert ids(run("list", "--json", cwd=one, agent=agent)) == [in_one]
-    assert sorted(ids(run("list", "--json", "--cwd", str(two), cwd=one, agent=agent))) == sorted(
-        [in_two, also_two]
+    in_one, in_two, also_two = await create_sessions(
+        data, [(one, []), (two, []), (two, [])], protocol
     )
-    everything = ids(run("list", "--json", "--all", cwd=one, agent=agent))
+    agent = demo_argv(data, "--page-size", "2", protocol=protocol)
+    v = protocol
+
+    assert ids(run("list", "--json", cwd=one, agent=agent, protocol=v)) == [in_one]
+    in_dir_two = run("list", "--json", "--cwd", str(two), cwd=one, agent=agent, protocol=v)
+    assert sorted(ids(in_dir_two)) == sorted([in_two, also_two])
+    everything = ids(run("list", "--json", "--all", cwd=one, agent=agent, protocol=v))
     assert sorted(everything) == sorted([in_one, in_two, also_two])
 
     empty = directory(tmp_path, "empty")
-    nothing = run("list", cwd=empty, agent=agent)
+    nothing = run("list", cwd=empty, agent=agent, protocol=v)
     assert nothing.returncode == 0, nothing.stderr
     assert nothing.stdout.strip() == f"No sessions in {empty}."
 
@@ -153,7 +172,14 @@ async def test_list_add_dir_is_an_exact_ordered_match(tmp_path: Path) -> None:
     assert f"{y}, {x}" in table.stdout
 
 
+def test_v2_offered_to_a_v1_agent_goes_on_in_v1_and_says_so(tmp_path: Path) -> None:
+    result = run("list", "--json", "--all", agent=demo_argv(tmp_path / "demo"), protocol=2)
+    assert ids(result) == []
+    assert one_line(result) == "acp-tui: warning: acp-tui demo agent speaks ACP v1, not v2"
+
+
 def test_list_without_the_capability_points_to_the_app(tmp_path: Path) -> None:
+    # v1 only: session/list is part of v2's baseline, so a v2 agent with sessions always lists.
     result = run("list", agent=demo_argv(tmp_path / "demo", "--capabilities", "delete"))
     assert result.returncode == 1
     line = one_line(result)
@@ -208,20 +234,22 @@ def test_list_survives_a_misbehaving_agent(tmp_path: Path) -> None:
 # -- delete ------------------------------------------------------------------------------------
 
 
-async def test_delete_with_yes(tmp_path: Path) -> None:
+@PROTOCOLS
+async def test_delete_with_yes(tmp_path: Path, protocol: int) -> None:
     data, project = tmp_path / "demo", directory(tmp_path, "project")
-    gone, kept = await create_sessions(data, [(project, []), (project, [])])
-    agent = demo_argv(data)
+    gone, kept = await create_sessions(data, [(project, []), (project, [])], protocol)
+    agent = demo_argv(data, protocol=protocol)
     cache = TranscriptCache()
     key = agent_key_for(LaunchSpec(agent=AgentCommand(agent), cwd=project))
     for session_id in (gone, kept):
         cache.note_session(key, session_id, cwd=project, created=True)
         cache.record_update(key, session_id, {"sessionUpdate": "plan", "entries": []})
 
-    result = run("delete", gone, "never-existed", "--yes", cwd=project, agent=agent)
+    v = protocol
+    result = run("delete", gone, "never-existed", "--yes", cwd=project, agent=agent, protocol=v)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [f"deleted {gone}", "deleted never-existed"]
-    assert ids(run("list", "--json", cwd=project, agent=agent)) == [kept]
+    assert ids(run("list", "--json", cwd=project, agent=agent, protocol=v)) == [kept]
     assert [s.session_id for s in cache.sessions(key)] == [kept]
     assert not cache.has(key, gone)
     assert cache.has(key, kept)
@@ -236,10 +264,10 @@ async def test_delete_without_yes_and_without_a_terminal_refuses(tmp_path: Path)
     assert ids(run("list", "--json", cwd=project, agent=demo_argv(data))) == [session_id]
 
 
-def test_delete_without_the_capability(tmp_path: Path) -> None:
-    result = run(
-        "delete", "some-id", "--yes", agent=demo_argv(tmp_path / "demo", "--capabilities", "list")
-    )
+@PROTOCOLS
+def test_delete_without_the_capability(tmp_path: Path, protocol: int) -> None:
+    agent = demo_argv(tmp_path / "demo", "--capabilities", "list", protocol=protocol)
+    result = run("delete", "some-id", "--yes", agent=agent, protocol=protocol)
     assert result.returncode == 1
     assert one_line(result) == "acp-tui: acp-tui demo agent does not support session/delete"
 
@@ -247,7 +275,8 @@ def test_delete_without_the_capability(tmp_path: Path) -> None:
 # -- prune -------------------------------------------------------------------------------------
 
 
-def test_prune(tmp_path: Path) -> None:
+@PROTOCOLS
+def test_prune(tmp_path: Path, protocol: int) -> None:
     data, project = tmp_path / "demo", directory(tmp_path, "project")
     elsewhere = directory(tmp_path, "elsewhere")
     seed(
@@ -260,9 +289,10 @@ def test_prune(tmp_path: Path) -> None:
             ("old-elsewhere", elsewhere, "2020-01-01T00:00:00.000Z"),
         ],
     )
-    agent = demo_argv(data, "--page-size", "2")
+    agent = demo_argv(data, "--page-size", "2", protocol=protocol)
+    v = protocol
 
-    dry = run("prune", "--older-than", "30d", "--dry-run", cwd=project, agent=agent)
+    dry = run("prune", "--older-than", "30d", "--dry-run", cwd=project, agent=agent, protocol=v)
     assert dry.returncode == 0, dry.stderr
     assert "Skipped 1 session without a usable updatedAt." in dry.stdout
     assert "2 sessions not updated for 30d:" in dry.stdout
@@ -272,34 +302,41 @@ def test_prune(tmp_path: Path) -> None:
     assert "old-elsewhere" not in dry.stdout
     assert "Dry run: nothing deleted." in dry.stdout
     everything = ["ancient", "naive-old", "no-time", "old-elsewhere", "recent"]
-    assert sorted(ids(run("list", "--json", "--all", agent=agent))) == everything
+    assert sorted(ids(run("list", "--json", "--all", agent=agent, protocol=v))) == everything
 
-    unconfirmed = run("prune", "--older-than", "30d", cwd=project, agent=agent)
+    unconfirmed = run("prune", "--older-than", "30d", cwd=project, agent=agent, protocol=v)
     assert unconfirmed.returncode == 2
     assert "--yes" in one_line(unconfirmed)
 
-    pruned = run("prune", "--older-than", "2w", "--yes", "--all", cwd=project, agent=agent)
+    pruned = run(
+        "prune", "--older-than", "2w", "--yes", "--all", cwd=project, agent=agent, protocol=v
+    )
     assert pruned.returncode == 0, pruned.stderr
     assert sorted(line for line in pruned.stdout.splitlines() if line.startswith("deleted")) == [
         "deleted ancient",
         "deleted naive-old",
         "deleted old-elsewhere",
     ]
-    assert sorted(ids(run("list", "--json", "--all", agent=agent))) == ["no-time", "recent"]
+    assert sorted(ids(run("list", "--json", "--all", agent=agent, protocol=v))) == [
+        "no-time",
+        "recent",
+    ]
 
-    nothing = run("prune", "--older-than", "90m", "--yes", cwd=project, agent=agent)
+    nothing = run("prune", "--older-than", "90m", "--yes", cwd=project, agent=agent, protocol=v)
     assert nothing.returncode == 0, nothing.stderr
     assert "No sessions older than 90m." in nothing.stdout
 
 
-def test_prune_without_delete_can_still_dry_run(tmp_path: Path) -> None:
+@PROTOCOLS
+def test_prune_without_delete_can_still_dry_run(tmp_path: Path, protocol: int) -> None:
     data, project = tmp_path / "demo", directory(tmp_path, "project")
     seed(data, [("ancient", project, "2020-01-01T00:00:00.000Z")])
-    agent = demo_argv(data, "--capabilities", "list")
-    dry = run("prune", "--older-than", "1d", "--dry-run", cwd=project, agent=agent)
+    agent = demo_argv(data, "--capabilities", "list", protocol=protocol)
+    v = protocol
+    dry = run("prune", "--older-than", "1d", "--dry-run", cwd=project, agent=agent, protocol=v)
     assert dry.returncode == 0, dry.stderr
     assert "ancient" in dry.stdout
-    refused = run("prune", "--older-than", "1d", "--yes", cwd=project, agent=agent)
+    refused = run("prune", "--older-than", "1d", "--yes", cwd=project, agent=agent, protocol=v)
     assert refused.returncode == 1
     assert "does not support session/delete" in one_line(refused)
 
@@ -333,6 +370,8 @@ USAGE_ERRORS = [
     (["list", "--add-dir", "/no/such/dir"], "no such directory"),
     (["list", "--all", "--cwd", "."], "not allowed with argument"),
     (["list", "-a", "no-such-agent"], "'no-such-agent'"),
+    (["list", "--protocol", "3"], "invalid choice: 3"),
+    (["prune", "--older-than", "1d", "--protocol", "v2"], "invalid int value"),
     (["delete"], "required: ID"),
     (["prune", "--dry-run"], "--older-than"),
     (["rename"], "invalid choice"),
@@ -377,6 +416,7 @@ def test_help() -> None:
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith("usage: acp-tui sessions")
         assert "-- COMMAND ARGS..." in result.stdout
+        assert "--protocol {1,2}" in result.stdout
 
 
 def test_sessions_is_a_headless_subcommand() -> None:
