@@ -39,8 +39,14 @@ class TranscriptSink(Protocol):
     """What the recorder needs of a transcript cache (never raises for disk errors)."""
 
     def record_update(
-        self, agent_key: str, session_id: str, update_wire: dict[str, Any]
+        self, agent_key: str, session_id: str, update_wire: dict[str, Any], *, flush: bool = True
     ) -> None: ...
+
+    def record_update_json(
+        self, agent_key: str, session_id: str, update_json: str, *, flush: bool = True
+    ) -> None: ...
+
+    def flush(self, agent_key: str, session_id: str) -> None: ...
 
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None: ...
 
@@ -89,6 +95,8 @@ class SessionRecorder:
         self.client: AgentClient | None = None
         self._noted: set[str] = set()
         self._replaying: set[str] = set()
+        self._bulk: set[str] = set()
+        """Sessions being replayed: their lines are written in batches, flushed on `note`."""
 
     def attach(self, client: AgentClient) -> None:
         """Start recording the sessions of ``client`` (once; attaching again is a no-op)."""
@@ -108,7 +116,14 @@ class SessionRecorder:
     # -- what the app calls ----------------------------------------------------------------------
 
     def note(self, session: LiveSession, *, created: bool = False) -> None:
-        """Index a session the app opened (``created`` when it came from session/new)."""
+        """Index a session the app opened (``created`` when it came from session/new); a
+        replay recorded in batches for it is written out."""
+        if session.session_id in self._bulk:
+            self._bulk.discard(session.session_id)
+            self.cache.flush(self.agent_key, session.session_id)
+        self._index(session, created=created)
+
+    def _index(self, session: LiveSession, *, created: bool = False) -> None:
         self._noted.add(session.session_id)
         self.cache.note_session(
             self.agent_key,
@@ -128,6 +143,7 @@ class SessionRecorder:
         """The agent is about to replay the session's whole history (session/load): the first
         update that arrives replaces what was recorded before."""
         self._replaying.add(session_id)
+        self._bulk.add(session_id)
 
     # -- the listener ----------------------------------------------------------------------------
 
@@ -137,9 +153,17 @@ class SessionRecorder:
         if session is None:
             return
         self._start_replaced(session_id)
-        self.cache.record_update(self.agent_key, session_id, update.to_wire())
+        flush = session_id not in self._bulk
+        try:
+            # Serialised in one step by pydantic: re-encoding every streamed update in Python
+            # was most of the cost of recording a long replay.
+            wire = update.model_dump_json(by_alias=True, exclude_unset=True)
+        except ValueError:
+            self.cache.record_update(self.agent_key, session_id, update.to_wire(), flush=flush)
+        else:
+            self.cache.record_update_json(self.agent_key, session_id, wire, flush=flush)
         if session_id not in self._noted:
-            self.note(session)
+            self._index(session)
         if isinstance(update, SessionInfoUpdate):
             self._apply_info(session_id, update)
 

@@ -106,6 +106,7 @@ class TranscriptCache:
         # A few transcripts stay open (flushed after every line, so an app crash loses
         # nothing): opening the file per update dominated the cost of recording a replay.
         self._open: OrderedDict[Path, BinaryIO] = OrderedDict()
+        self._paths: dict[tuple[str, str], Path] = {}
 
     # -- where ---------------------------------------------------------------------------------
 
@@ -116,13 +117,46 @@ class TranscriptCache:
         return self.agent_dir(agent_key) / "index.json"
 
     def transcript_path(self, agent_key: str, session_id: str) -> Path:
-        return self.agent_dir(agent_key) / f"{_digest(session_id, 32)}.jsonl"
+        key = (agent_key, session_id)
+        path = self._paths.get(key)
+        if path is None:  # hashing and joining per streamed update showed in profiles
+            if len(self._paths) > 4096:
+                self._paths.clear()
+            path = self._paths[key] = self.agent_dir(agent_key) / f"{_digest(session_id, 32)}.jsonl"
+        return path
 
     # -- recording -----------------------------------------------------------------------------
 
-    def record_update(self, agent_key: str, session_id: str, update_wire: dict[str, Any]) -> None:
-        """Append one `session/update` (the ``update`` wire object)."""
-        self._append(agent_key, session_id, {"t": "update", "update": update_wire})
+    def record_update(
+        self, agent_key: str, session_id: str, update_wire: dict[str, Any], *, flush: bool = True
+    ) -> None:
+        """Append one `session/update` (the ``update`` wire object).
+
+        ``flush=False`` batches lines in the file buffer (a replay the agent can repeat); call
+        :meth:`flush` when the batch ends.
+        """
+        self._append(agent_key, session_id, {"t": "update", "update": update_wire}, flush=flush)
+
+    def record_update_json(
+        self, agent_key: str, session_id: str, update_json: str, *, flush: bool = True
+    ) -> None:
+        """Append one `session/update` already serialised as a JSON object (the fast path)."""
+        path = self.transcript_path(agent_key, session_id)
+        try:
+            line = b'{"t":"update","update":' + update_json.encode("utf-8") + b"}\n"
+        except UnicodeError as exc:
+            self._failed(f"could not record to {path}", exc)
+            return
+        self._write_line(path, line, flush=flush)
+
+    def flush(self, agent_key: str, session_id: str) -> None:
+        """Write out what ``record_update(..., flush=False)`` buffered."""
+        handle = self._open.get(self.transcript_path(agent_key, session_id))
+        if handle is not None:
+            try:
+                handle.flush()
+            except OSError as exc:
+                self._failed("could not flush a transcript", exc)
 
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None:
         """Append a prompt the client sent, and mark an indexed session as just used."""
@@ -139,10 +173,19 @@ class TranscriptCache:
         except OSError as exc:
             self._failed(f"could not reset {path}", exc)
 
-    def _append(self, agent_key: str, session_id: str, event: dict[str, Any]) -> None:
+    def _append(
+        self, agent_key: str, session_id: str, event: dict[str, Any], *, flush: bool = True
+    ) -> None:
         path = self.transcript_path(agent_key, session_id)
         try:
             line = json.dumps(event, separators=(",", ":")).encode("ascii") + b"\n"
+        except (TypeError, ValueError) as exc:
+            self._failed(f"could not record to {path}", exc)
+            return
+        self._write_line(path, line, flush=flush)
+
+    def _write_line(self, path: Path, line: bytes, *, flush: bool) -> None:
+        try:
             handle = self._handle(path)
             if path not in self._clean_tail:
                 # A crash may have torn the last line: start ours on a line of its own.
@@ -154,8 +197,9 @@ class TranscriptCache:
                     handle.seek(0, os.SEEK_END)
                 self._clean_tail.add(path)
             handle.write(line)
-            handle.flush()
-        except (OSError, TypeError, ValueError) as exc:
+            if flush:
+                handle.flush()
+        except OSError as exc:
             self._close_handle(path)
             self._failed(f"could not record to {path}", exc)
 

@@ -187,6 +187,7 @@ class AgentHost(App[int]):
         if caps.can_load:
             self.recorder.expect_replay(old.session_id)
             session = await client.load_session(old.session_id, old.cwd, old.additional_directories)
+            self.recorder.note(session)  # also writes out the replay it recorded in batches
             session.transcript.add_notice("Reconnected to the session (history replayed).")
             return session
         session = await client.new_session(old.cwd, old.additional_directories)
