@@ -9,6 +9,7 @@ appended tool-call content item and a turn-state change. ``dialect_for(version)`
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -187,7 +188,7 @@ class ChangesContent(ContentToolCallContent):
 # -- dialects ------------------------------------------------------------------------------------
 
 
-class Dialect:
+class Dialect(ABC):
     """The requests, results and updates of one protocol version, in shared shapes."""
 
     version: int = 1
@@ -196,45 +197,48 @@ class Dialect:
     login_method = "authenticate"
     logout_method = "logout"
 
-    def initialize_request(self, info: Implementation) -> WireModel:
-        raise NotImplementedError
+    @abstractmethod
+    def initialize_request(self, info: Implementation) -> WireModel: ...
 
-    def parse_initialize(self, raw: Any) -> tuple[WireModel, Capabilities]:
-        raise NotImplementedError
+    @abstractmethod
+    def parse_initialize(self, raw: Any) -> tuple[WireModel, Capabilities]: ...
 
-    def login(self, method_id: str) -> Call:
-        raise NotImplementedError
+    @abstractmethod
+    def login(self, method_id: str) -> Call: ...
 
-    def logout(self) -> Call:
-        raise NotImplementedError
+    @abstractmethod
+    def logout(self) -> Call: ...
 
-    def new_session(self, cwd: str, extra: list[str] | None) -> Call:
-        raise NotImplementedError
+    @abstractmethod
+    def new_session(self, cwd: str, extra: list[str] | None) -> Call: ...
 
-    def restore(self, how: Reattach, session_id: str, cwd: str, extra: list[str] | None) -> Call:
-        raise NotImplementedError
+    @abstractmethod
+    def restore(
+        self, how: Reattach, session_id: str, cwd: str, extra: list[str] | None
+    ) -> Call: ...
 
-    def fork(self, session_id: str, cwd: str, extra: list[str] | None) -> Call:
-        raise NotImplementedError
+    @abstractmethod
+    def fork(self, session_id: str, cwd: str, extra: list[str] | None) -> Call: ...
 
-    def setup(self, result: WireModel) -> Setup:
-        raise NotImplementedError
+    @abstractmethod
+    def setup(self, result: WireModel) -> Setup: ...
 
-    def set_config_option(self, session_id: str, config_id: str, value: str | bool) -> Call:
-        raise NotImplementedError
+    @abstractmethod
+    def set_config_option(self, session_id: str, config_id: str, value: str | bool) -> Call: ...
 
-    def config_options(self, result: WireModel) -> list[SessionConfigOption]:
-        raise NotImplementedError
+    @abstractmethod
+    def config_options(self, result: WireModel) -> list[SessionConfigOption]: ...
 
-    def prompt_result(self) -> type[WireModel]:
-        raise NotImplementedError
+    @abstractmethod
+    def prompt_result(self) -> type[WireModel]: ...
 
+    @abstractmethod
     def parse_update(self, params: Any) -> tuple[str, list[Event]]:
         """The session id and events of a `session/update` (raises ValidationError)."""
-        raise NotImplementedError
+        ...
 
-    def permission_request(self, params: Any) -> RequestPermissionRequest:
-        raise NotImplementedError
+    @abstractmethod
+    def permission_request(self, params: Any) -> RequestPermissionRequest: ...
 
 
 class V1Dialect(Dialect):

@@ -15,16 +15,11 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.session_options import SessionOptions
+from tests.app.helpers import wait_for
 from tests.unit.agent_helpers import record_wire
 
 PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 """The representative login and restart tests run on ACP v1 and on the v2 draft."""
-
-
-async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.05)
 
 
 def notices(app: AcpApp) -> str:

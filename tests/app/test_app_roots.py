@@ -6,19 +6,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 from textual.pilot import Pilot
 from textual.widgets import Button
 
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.roots import RootsDialog
-
-
-async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.05)
+from tests.app.helpers import wait_for
 
 
 def extra_root(tmp_path: Path) -> Path:

@@ -6,18 +6,11 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-import anyio
 import pytest
-from textual.pilot import Pilot
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.transcript_view import TranscriptView
-
-
-async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.05)
+from tests.app.helpers import wait_for
 
 
 def process_gone(pid: int) -> bool:

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import anyio
-from textual.pilot import Pilot
 from textual.widgets import Static
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionDialog
 from acp_tui.ui.transcript_view import TranscriptView
-
-
-async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.05)
+from tests.app.helpers import wait_for
 
 
 def idle(app: AcpApp) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 
 from acp_tui.client.session_list import display_title
 from acp_tui.ui.app import AcpApp
-from tests.app.test_app_smoke import wait_for
+from tests.app.helpers import wait_for
 from tests.app.test_browser import SIZE, browser, highlight, open_browser
 from tests.perf.gen_demo_data import write_history
 

@@ -17,7 +17,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.controls import BrowserFilters, RootsFilterDialog
 from acp_tui.ui.widgets.root_list import RootList
 from acp_tui.ui.widgets.root_tree import PathInput
-from tests.app.test_app_smoke import wait_for
+from tests.app.helpers import wait_for
 from tests.app.test_browser import browser, calls, open_browser, row_titles, settled, static_text
 
 SIZE = (130, 42)

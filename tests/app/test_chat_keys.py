@@ -5,18 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-import anyio
-from textual.pilot import Pilot
-
 from acp_tui.config.settings import Settings
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.transcript_view import TranscriptView
-
-
-async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.05)
+from tests.app.helpers import wait_for
 
 
 def text(app: AcpApp) -> str:

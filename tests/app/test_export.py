@@ -12,7 +12,7 @@ from textual.widgets import Button, Input, Static
 from acp_tui.client.export import default_export_path, transcript_to_markdown, write_export
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.export import ExportDialog
-from tests.app.test_app_smoke import wait_for
+from tests.app.helpers import wait_for
 
 Results = list[Path | None]
 

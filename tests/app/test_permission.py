@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button
@@ -13,15 +12,10 @@ from textual.widgets import Button
 from acp_tui.client.transcript import MessageEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionDialog
+from tests.app.helpers import wait_for
 
 PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 """Every permission test runs on ACP v1 and on the v2 draft."""
-
-
-async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.05)
 
 
 def agent_text(app: AcpApp) -> str:

@@ -21,18 +21,13 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.roots import RootsDialog, RootsResult
 from acp_tui.ui.widgets.root_list import RootList
 from acp_tui.ui.widgets.root_tree import RootTree
+from tests.app.helpers import wait_for
 
 Results = list[RootsResult | None]
 
 
 class Host(App[int]):
     pass
-
-
-async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.02)
 
 
 @pytest.fixture

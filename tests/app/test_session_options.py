@@ -12,7 +12,7 @@ from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.session_config import SessionConfigBoolean, SessionConfigSelect
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.session_options import SessionOptions, format_usage
-from tests.app.test_app_smoke import wait_for
+from tests.app.helpers import wait_for
 
 Sent = list[dict[str, Any]]
 

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-import anyio
 from textual.command import CommandList
-from textual.pilot import Pilot
 
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.process import AgentCommand
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings, load_settings, save_settings
 from acp_tui.ui.app import AcpApp
+from tests.app.helpers import wait_for
 
 
 def build_app(
@@ -29,12 +27,6 @@ def build_app(
         warnings=warnings,
     )
     return AcpApp(launch)
-
-
-async def wait_for(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.05)
 
 
 def notices(app: AcpApp) -> list[str]:

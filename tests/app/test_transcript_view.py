@@ -7,7 +7,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.pilot import Pilot
@@ -19,6 +18,7 @@ from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.render import BlockScanner, Piece
 from acp_tui.ui.transcript_view import TranscriptView
+from tests.app.helpers import wait_for
 
 
 def update(**wire: Any) -> SessionUpdate:
@@ -45,12 +45,6 @@ class ViewApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one(TranscriptView).show(self.transcript, self.terminals.get)
-
-
-async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], seconds: float = 15) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.02)
 
 
 def text_of(view: TranscriptView) -> str:
