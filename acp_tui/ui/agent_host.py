@@ -243,13 +243,14 @@ class AgentHost(App[int]):
 
     def offer_restart(self) -> None:
         self.agent_alive = False
-        self.refresh_bindings()
+        self.call_after_refresh(self.refresh_bindings)  # once the agent worker has ended
         if self.session is not None:
             self.session.transcript.add_notice("Press Ctrl+R to restart the agent.", "warning")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "restart_agent":
-            return True if not self.agent_alive else None
+        if action == "restart_agent":  # offered once the agent has stopped, not while starting
+            worker = self._agent_worker
+            return True if worker is None or worker.is_finished else None
         return True
 
     def action_restart_agent(self) -> None:

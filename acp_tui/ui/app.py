@@ -102,7 +102,7 @@ class AcpApp(SessionActions, AgentHost):
             "Show the session browser beside the chat, widen it, hide it (Ctrl+B)",
             self.action_toggle_browser,
         )
-        if not self.agent_alive:
+        if self.check_action("restart_agent", ()):
             yield SystemCommand(
                 "Restart agent",
                 "Start the agent again and reopen the session",

@@ -38,6 +38,9 @@ from acp_tui.ui.widgets.completion import (
 )
 
 
+PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ attach a file"
+
+
 class PromptInput(TextArea):
     """Where the user writes; Enter sends, Shift+Enter or Ctrl+J inserts a newline."""
 
@@ -74,7 +77,13 @@ class PromptInput(TextArea):
         files: list[str]
 
     def __init__(self, *, history: PromptHistory | None = None, id: str | None = None) -> None:
-        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder=PLACEHOLDER,
+        )
         self.prompt_history = history
         self.browser = HistoryBrowser()
         self.session: LiveSession | None = None
