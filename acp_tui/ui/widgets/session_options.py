@@ -165,6 +165,7 @@ class SessionOptions(Horizontal):
         self._unsubscribe: Callable[[], None] | None = None
         self._mode_pushed: str | None = None
         self._rebuilding = False
+        self._rebuild_again = False
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -251,8 +252,13 @@ class SessionOptions(Horizontal):
         if pickers != self.pickers:
             self.pickers = pickers
             if self.is_mounted:
-                self._rebuilding = True
-                self.call_later(self.rebuild)
+                if self._rebuilding:
+                    # Never recompose while a recompose is mounting its Selects (Textual's
+                    # Select fails when removed mid-mount): one more pass follows this one.
+                    self._rebuild_again = True
+                else:
+                    self._rebuilding = True
+                    self.call_later(self.rebuild)
             return
         if not self.is_mounted or self._rebuilding:
             return  # a pending rebuild composes with the current values
@@ -260,20 +266,29 @@ class SessionOptions(Horizontal):
         with self.prevent(Select.Changed, Switch.Changed):
             for select in self.query(Select).results(Select):
                 value = values.get(select.name or "")
+                if not select.is_mounted:
+                    continue  # still composing: it was built with the current value
                 if isinstance(value, str) and select.value != value:
                     select.value = value
             for switch in self.query(Switch).results(Switch):
                 value = values.get(switch.name or "")
                 if isinstance(value, bool) and switch.value != value:
                     switch.value = value
-        self.query_one("#session-usage", Static).update(Text(format_usage(self.usage)))
+        for usage in self.query("#session-usage").results(Static):
+            usage.update(Text(format_usage(self.usage)))
 
     async def rebuild(self) -> None:
-        """Recompose for a new set of options; values changed meanwhile are composed in."""
+        """Recompose for a new set of options, as many times as they changed meanwhile."""
         try:
-            await self.recompose()
+            while True:
+                self._rebuild_again = False
+                await self.recompose()
+                if not self._rebuild_again or not self.is_mounted:
+                    break
         finally:
             self._rebuilding = False
+        if self.is_mounted:
+            self.refresh_from_transcript()  # values that changed during the last pass
 
     def _user_change(self, key: str, value: object) -> None:
         # Only a value that differs from the transcript is the user's: the agent's own pushes
