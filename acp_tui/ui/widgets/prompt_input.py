@@ -37,7 +37,6 @@ from acp_tui.ui.widgets.completion import (
     file_choices,
 )
 
-
 PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ attach a file"
 
 
