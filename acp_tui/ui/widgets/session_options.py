@@ -8,14 +8,16 @@ transcript live; only what the user changes is posted, never what the agent push
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Label, Select, Static, Switch
 
@@ -124,6 +126,21 @@ def format_usage(usage: Usage | None) -> str:
     return text
 
 
+class OptionSelect(Select[str]):
+    """A Select that tolerates being torn down before its own mount handler runs.
+
+    Textual's Select sets itself up when mounted by querying its children. If the app closes
+    (or the bar recomposes) between the mount and that handler, the children are already gone
+    and the query raises, taking the app down; a session opening as the user quits was enough.
+    Its setup is skipped then (the widget is being removed anyway).
+    """
+
+    def on_mount(self, event: events.Mount) -> None:
+        current = self.query("SelectCurrent")
+        if not (self.query("SelectOverlay") and current and current.first().query("#label")):
+            event.prevent_default()
+
+
 class SessionOptions(Horizontal):
     """The session's pickers and usage; call :meth:`show` with the live transcript."""
 
@@ -174,7 +191,7 @@ class SessionOptions(Horizontal):
             about = f"{picker.label}: {picker.description}" if picker.description else picker.label
             tip = Text(sanitize(about))
             if picker.kind == "select":
-                select: Select[str] = Select(
+                select: Select[str] = OptionSelect(
                     [(Text(sanitize(label)), value) for label, value in picker.choices],
                     value=str(values.get(picker.key, picker.choices[0][1])),
                     allow_blank=False,
@@ -269,7 +286,9 @@ class SessionOptions(Horizontal):
                 if not select.is_mounted:
                     continue  # still composing: it was built with the current value
                 if isinstance(value, str) and select.value != value:
-                    select.value = value
+                    # A Select being torn down (the app closing) has lost its children.
+                    with contextlib.suppress(NoMatches):
+                        select.value = value
             for switch in self.query(Switch).results(Switch):
                 value = values.get(switch.name or "")
                 if isinstance(value, bool) and switch.value != value:
