@@ -12,6 +12,7 @@ import argparse
 import re
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -176,10 +177,8 @@ def _add(options: argparse.Namespace, command: list[str] | None) -> int:
     if name in settings.agents and not options.replace:
         raise UsageError(f"an agent named {name!r} already exists; add --replace to replace it")
     agents = {**settings.agents, name: agent}
-    update: dict[str, object] = {"agents": agents}
-    if options.default:
-        update["default_agent"] = name
-    _save(settings.model_copy(update=update), config_file)
+    default_agent = name if options.default else settings.default_agent
+    _save(replace(settings, agents=agents, default_agent=default_agent), config_file)
     print(f"added {name!r} to {config_file}")
     return 0
 
@@ -192,11 +191,9 @@ def _remove(name: str) -> int:
         known = ", ".join(sorted(settings.agents)) or "none"
         raise UsageError(f"no agent named {name!r} in {config_file} (configured: {known})")
     agents = {key: value for key, value in settings.agents.items() if key != name}
-    update: dict[str, object] = {"agents": agents}
     was_default = settings.default_agent == name
-    if was_default:
-        update["default_agent"] = None
-    _save(settings.model_copy(update=update), config_file)
+    default_agent = None if was_default else settings.default_agent
+    _save(replace(settings, agents=agents, default_agent=default_agent), config_file)
     print(f"removed {name!r} from {config_file}")
     if was_default:
         print("it was the default_agent, which is now unset")

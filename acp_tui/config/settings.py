@@ -1,4 +1,4 @@
-"""Provides the user's settings: pydantic models, a forgiving TOML loader and an atomic saver."""
+"""Provides the user's settings: frozen dataclasses, a forgiving TOML loader and an atomic saver."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import re
 import stat
 import tempfile
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
-from pydantic_core import PydanticCustomError
+
+from acp_tui.config.strict import Invalid, validate
 
 __all__ = [
     "AgentConfig",
@@ -25,31 +25,29 @@ __all__ = [
     "settings_to_toml",
 ]
 
-# TOML values are already typed, so validate strictly: `show_thoughts = "yes"` is a mistake to
-# report, not a string to coerce. Unknown keys are errors so that typos do not pass silently.
-_MODEL_CONFIG = ConfigDict(
-    extra="forbid", strict=True, use_attribute_docstrings=True, defer_build=True
-)
+# The file is validated strictly (see `acp_tui.config.strict`): `show_thoughts = "yes"` is a
+# mistake to report, not a string to coerce, and unknown keys are errors so that typos do not
+# pass silently. The models are dataclasses, not pydantic models, so that loading the settings
+# does not import pydantic before the app's first frame.
 
 
-class AgentConfig(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class AgentConfig:
     """How to start one agent, as a `[agents.NAME]` table in the config file."""
-
-    model_config = _MODEL_CONFIG
 
     command: str
     """The program to run, found on PATH or given as a path (`~` is expanded)."""
 
-    args: list[str] = []
+    args: list[str] = field(default_factory=list)
     """Arguments passed to the program, one list item per argument (no shell splitting)."""
 
-    env: dict[str, str] = {}
+    env: dict[str, str] = field(default_factory=dict)
     """Environment variables set for the agent on top of acp-tui's own environment."""
 
     protocol: Literal[1, 2] = 1
     """The ACP protocol version to speak: 1 (stable) or 2 (draft, opt-in)."""
 
-    additional_directories: list[str] = []
+    additional_directories: list[str] = field(default_factory=list)
     """Extra directories the agent may use besides the session's working directory.
 
     Relative paths are taken relative to that working directory."""
@@ -57,19 +55,10 @@ class AgentConfig(BaseModel):
     title: str | None = None
     """The name shown in the UI; defaults to the table's NAME."""
 
-    @field_validator("protocol", mode="before")
-    @classmethod
-    def _protocol_is_not_a_bool(cls, value: object) -> object:
-        # `true == 1` in Python, so without this `protocol = true` would pass as 1.
-        if isinstance(value, bool):
-            raise PydanticCustomError("literal_error", "Input should be 1 or 2")
-        return value
 
-
-class Settings(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class Settings:
     """Everything in `config.toml`."""
-
-    model_config = _MODEL_CONFIG
 
     default_agent: str | None = None
     """The agent used when none is named on the command line ("demo" is the bundled one)."""
@@ -80,7 +69,7 @@ class Settings(BaseModel):
     show_thoughts: bool = True
     """Whether the agent's thinking is shown in the transcript."""
 
-    agents: dict[str, AgentConfig] = {}
+    agents: dict[str, AgentConfig] = field(default_factory=dict)
     """The configured agents, keyed by the name used with `acp-tui -a NAME`."""
 
 
@@ -112,12 +101,9 @@ def load_settings(path: Path) -> LoadedSettings:
     except tomllib.TOMLDecodeError as exc:
         return _defaults(f"{path}: invalid TOML: {_toml_error(exc)}")
     try:
-        return LoadedSettings(Settings.model_validate(data))
-    except ValidationError as exc:
-        problems = [
-            f"{path}: {_dotted(err['loc'])}: {_expectation(err)}"
-            for err in exc.errors(include_url=False)
-        ]
+        return LoadedSettings(validate(Settings, data))
+    except Invalid as exc:
+        problems = [f"{path}: {_dotted(loc)}: {message}" for loc, message in exc.problems]
         return LoadedSettings(Settings(), problems)
 
 
@@ -159,7 +145,7 @@ def _defaults(problem: str) -> LoadedSettings:
 
 def _to_data(settings: Settings) -> dict[str, Any]:
     # TOML has no null: a key that is None is simply absent.
-    return settings.model_dump(mode="json", exclude_none=True)
+    return asdict(settings, dict_factory=lambda items: {k: v for k, v in items if v is not None})
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -196,7 +182,7 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _dotted(loc: tuple[int | str, ...]) -> str:
-    """A pydantic error location as a TOML key path: `agents."my.agent".args[0]`."""
+    """A problem's location as a TOML key path: `agents."my.agent".args[0]`."""
     out = ""
     for part in loc:
         if isinstance(part, int):
@@ -205,17 +191,3 @@ def _dotted(loc: tuple[int | str, ...]) -> str:
         key = part if _BARE_KEY.fullmatch(part) else '"' + part.replace('"', '\\"') + '"'
         out += f".{key}" if out else key
     return out or "(top level)"
-
-
-def _expectation(err: Any) -> str:
-    """What was wrong with one value, in words a user can act on."""
-    kind = err["type"]
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required key is missing"
-    got = repr(err["input"])
-    if len(got) > 40:
-        got = got[:37] + "..."
-    expected = str(err["msg"]).replace("Input should be", "expected", 1)
-    return f"{expected} (got {got})"

@@ -11,17 +11,18 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
 from textual.theme import Theme
 
 from acp_tui.config.paths import Paths
-from acp_tui.config.settings import Settings, load_settings, save_settings
+from acp_tui.config.settings import load_settings, save_settings
+from acp_tui.config.strict import Invalid, Location, validate
 
 __all__ = [
     "FALLBACK_THEME",
@@ -44,16 +45,34 @@ _VARIABLE = re.compile(r"[a-z][a-z0-9-]*")
 _PERCENT = re.compile(r"(?P<value>.+?)\s+(?P<percent>\d{1,3}(\.\d+)?)%")
 
 
-def _colour(value: str) -> str:
+def _valid_name(value: str) -> None:
+    if not _NAME.fullmatch(value):
+        raise ValueError(
+            "expected lowercase letters, digits, '-' or '_', starting with a letter or digit"
+        )
+
+
+def _colour(value: str) -> None:
     """A colour Textual can parse: `#rrggbb`, `rgb(...)`, `hsl(...)`, a named or ansi colour."""
     try:
         Color.parse(value)
     except ColorParseError as exc:
         raise ValueError(f"not a colour: {value!r}") from exc
-    return value
 
 
-def _variable_value(name: str, value: str) -> str:
+def _fraction(value: float) -> None:
+    if not 0 <= value <= 1:
+        raise ValueError("expected a number from 0 to 1")
+
+
+def _variables(value: dict[str, str]) -> None:
+    for name, item in value.items():
+        if not _VARIABLE.fullmatch(name):
+            raise ValueError(f"{name!r}: not a variable name (expected e.g. 'border-blurred')")
+        _variable_value(name, item)
+
+
+def _variable_value(name: str, value: str) -> None:
     """A CSS variable's value: text style flags for `*-style`, else a colour-like value.
 
     A value Textual cannot parse would break the stylesheet when the theme is applied, so it is
@@ -66,118 +85,80 @@ def _variable_value(name: str, value: str) -> str:
                 f"{name}: expected text style flags such as 'bold', 'italic' or 'none' "
                 f"(got {value!r})"
             )
-        return value
+        return
     base = value.strip()
     match = _PERCENT.fullmatch(base)
     if match is not None and float(match.group("percent")) <= 100:
         base = match.group("value")
     if base in ("auto", "initial"):
-        return value
+        return
     try:
         Color.parse(base)
     except ColorParseError:
         raise ValueError(
             f"{name}: expected a colour, optionally followed by a percentage (got {value!r})"
         ) from None
-    return value
 
 
-class ThemeFile(BaseModel):
-    """One theme file: the colours Textual derives its whole palette from."""
+def _optional_colour() -> Any:
+    """An optional colour field (one `field()` per attribute: dataclasses fills in its name)."""
+    return field(default=None, metadata={"check": _colour})
 
-    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
 
-    name: str
+@dataclass(frozen=True, kw_only=True)
+class ThemeFile:
+    """One theme file: the colours Textual derives its whole palette from.
+
+    Validated with `acp_tui.config.strict`: no coercion, unknown keys are errors.
+    """
+
+    name: str = field(metadata={"check": _valid_name})
     """The theme's name, shown in the command palette and saved as `theme` in config.toml."""
 
     dark: bool
     """Whether this is a dark theme (light text on a dark background)."""
 
-    primary: str
+    primary: str = field(metadata={"check": _colour})
     """The main colour: borders, the focused input, the user's messages."""
 
-    secondary: str | None = None
+    secondary: str | None = _optional_colour()
     """A second brand colour, used for tool calls."""
 
-    accent: str | None = None
+    accent: str | None = _optional_colour()
     """A contrasting colour for highlights and diff hunks."""
 
-    warning: str | None = None
+    warning: str | None = _optional_colour()
     """Warnings and the permission dialog."""
 
-    error: str | None = None
+    error: str | None = _optional_colour()
     """Errors and removed diff lines."""
 
-    success: str | None = None
+    success: str | None = _optional_colour()
     """Success and added diff lines."""
 
-    foreground: str | None = None
+    foreground: str | None = _optional_colour()
     """The default text colour."""
 
-    background: str | None = None
+    background: str | None = _optional_colour()
     """The screen's background."""
 
-    surface: str | None = None
+    surface: str | None = _optional_colour()
     """The background of widgets such as the transcript."""
 
-    panel: str | None = None
+    panel: str | None = _optional_colour()
     """The background of panels, dialogs and the status bar."""
 
-    boost: str | None = None
+    boost: str | None = _optional_colour()
     """A colour blended over others to lift them slightly."""
 
-    luminosity_spread: float | None = None
+    luminosity_spread: float | None = field(default=None, metadata={"check": _fraction})
     """How far the generated lighter and darker shades spread (Textual's default: 0.15)."""
 
-    text_alpha: float | None = None
+    text_alpha: float | None = field(default=None, metadata={"check": _fraction})
     """The opacity of body text (Textual's default: 0.95)."""
 
-    variables: dict[str, str] = {}
+    variables: dict[str, str] = field(default_factory=dict, metadata={"check": _variables})
     """Textual CSS variables to override, e.g. `footer-key-foreground = "#88c0d0"`."""
-
-    @field_validator("name")
-    @classmethod
-    def _valid_name(cls, value: str) -> str:
-        if not _NAME.fullmatch(value):
-            raise ValueError(
-                "expected lowercase letters, digits, '-' or '_', starting with a letter or digit"
-            )
-        return value
-
-    @field_validator(
-        "primary",
-        "secondary",
-        "accent",
-        "warning",
-        "error",
-        "success",
-        "foreground",
-        "background",
-        "surface",
-        "panel",
-        "boost",
-    )
-    @classmethod
-    def _valid_colour(cls, value: str | None) -> str | None:
-        return None if value is None else _colour(value)
-
-    @field_validator("luminosity_spread", "text_alpha", mode="before")
-    @classmethod
-    def _fraction(cls, value: object) -> object:
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if isinstance(value, float) and not 0 <= value <= 1:
-            raise ValueError("expected a number from 0 to 1")
-        return value
-
-    @field_validator("variables")
-    @classmethod
-    def _valid_variables(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, item in value.items():
-            if not _VARIABLE.fullmatch(name):
-                raise ValueError(f"{name!r}: not a variable name (expected e.g. 'border-blurred')")
-            _variable_value(name, item)
-        return value
 
     def to_theme(self) -> Theme:
         theme = Theme(
@@ -218,9 +199,9 @@ def load_theme_file(path: Path) -> Theme:
     except tomllib.TOMLDecodeError as exc:
         raise ThemeError(f"{path}: invalid TOML: {exc}") from None
     try:
-        model = ThemeFile.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(_describe(err) for err in exc.errors(include_url=False))
+        model = validate(ThemeFile, data)
+    except Invalid as exc:
+        problems = "; ".join(f"{_dotted(loc)}: {message}" for loc, message in exc.problems)
         raise ThemeError(f"{path}: {problems}") from None
     theme = model.to_theme()
     try:
@@ -317,23 +298,12 @@ def save_theme_choice(name: str, config_file: Path) -> str | None:
         return f"the config file has problems, so it was left as it is: {loaded.problems[0]}"
     if loaded.settings.theme == name:
         return None
-    settings: Settings = loaded.settings.model_copy(update={"theme": name})
     try:
-        save_settings(settings, config_file)
+        save_settings(replace(loaded.settings, theme=name), config_file)
     except OSError as exc:
         return f"could not write {config_file}: {exc.strerror or exc}"
     return None
 
 
-def _describe(err: object) -> str:
-    """One pydantic error as `key: what was expected`."""
-    assert isinstance(err, dict)
-    loc = ".".join(str(part) for part in err["loc"]) or "(top level)"
-    kind = err["type"]
-    if kind == "extra_forbidden":
-        return f"{loc}: unknown key"
-    if kind == "missing":
-        return f"{loc}: required key is missing"
-    message = str(err["msg"]).removeprefix("Value error, ")
-    message = message.replace("Input should be", "expected", 1)
-    return f"{loc}: {message}"
+def _dotted(loc: Location) -> str:
+    return ".".join(str(part) for part in loc) or "(top level)"

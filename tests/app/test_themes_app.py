@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from textual.command import CommandList
@@ -91,7 +92,7 @@ async def test_switching_theme_is_saved_to_the_config(tmp_path: Path, acp_home: 
         )
     loaded = load_settings(acp_home.config_file)
     assert loaded.problems == []
-    assert loaded.settings == settings.model_copy(update={"theme": "acp-ember"})
+    assert loaded.settings == replace(settings, theme="acp-ember")
 
 
 async def test_switching_from_the_command_palette(tmp_path: Path, acp_home: Paths) -> None:

@@ -17,6 +17,7 @@ from acp_tui.cli import main
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import Settings, settings_to_toml
+from acp_tui.config.strict import validate
 
 TIMEOUT = 60
 
@@ -142,7 +143,7 @@ def test_config_show_prints_the_effective_settings(acp_home: Paths) -> None:
     result = run_cli("config", "show")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    shown = Settings.model_validate(tomllib.loads(result.stdout))
+    shown = validate(Settings, tomllib.loads(result.stdout))
     assert shown.theme == "nord"
     assert shown.agents["alpha"].command == "alpha"
 

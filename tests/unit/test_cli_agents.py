@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tomllib
 import types
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -201,7 +202,7 @@ def test_several_agents_and_nothing_chosen_asks() -> None:
         ("alpha", None, TWO),
         ("demo", None, TWO),
         (None, ["my-agent"], TWO),
-        (None, None, TWO.model_copy(update={"default_agent": "beta"})),
+        (None, None, replace(TWO, default_agent="beta")),
         (None, None, Settings(agents={"alpha": AgentConfig(command="a")})),
         (None, None, Settings()),
     ],

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from dataclasses import FrozenInstanceError, dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 import tomli_w
@@ -16,6 +20,7 @@ from acp_tui.config.settings import (
     save_settings,
     settings_to_toml,
 )
+from acp_tui.config.strict import Invalid, validate
 
 
 @pytest.fixture
@@ -168,3 +173,125 @@ def test_failed_save_leaves_old_file_and_no_temp_file(
         save_settings(Settings(theme="new"), config_file)
     assert config_file.read_bytes() == before
     assert os.listdir(config_file.parent) == [config_file.name]
+
+
+def test_every_problem_in_the_file_is_reported(config_file: Path) -> None:
+    config_file.write_text(
+        'theme = 1\nshow_thoughts = "yes"\n[agents."my.agent"]\nargs = ["x", 1]\n'
+        'protocol = 3\nenv = { A = true }\n[agents.b]\ncommand = "b"\ntitle = ["B"]\n'
+    )
+    loaded = load_settings(config_file)
+    assert loaded.settings == Settings()
+    assert loaded.problems == [
+        f"{config_file}: theme: expected a valid string (got 1)",
+        f"{config_file}: show_thoughts: expected a valid boolean (got 'yes')",
+        f'{config_file}: agents."my.agent".command: required key is missing',
+        f'{config_file}: agents."my.agent".args[1]: expected a valid string (got 1)',
+        f'{config_file}: agents."my.agent".env.A: expected a valid string (got True)',
+        f'{config_file}: agents."my.agent".protocol: expected 1 or 2 (got 3)',
+        f"{config_file}: agents.b.title: expected a valid string (got ['B'])",
+    ]
+
+
+def test_a_long_value_is_shortened_in_the_message(config_file: Path) -> None:
+    config_file.write_text(f'show_thoughts = "{"x" * 60}"\n')
+    [problem] = load_settings(config_file).problems
+    assert problem.endswith(f"show_thoughts: expected a valid boolean (got '{'x' * 36}...)")
+
+
+def test_the_top_level_must_be_a_table() -> None:
+    with pytest.raises(Invalid) as caught:
+        validate(Settings, [])
+    assert caught.value.problems == [((), "expected a valid dictionary (got [])")]
+
+
+def test_settings_are_frozen_and_compare_by_value() -> None:
+    settings = Settings(agents={"a": AgentConfig(command="x")})
+    assert settings == Settings(agents={"a": AgentConfig(command="x")})
+    assert Settings().agents is not Settings().agents  # no shared mutable default
+    with pytest.raises(FrozenInstanceError):
+        settings.theme = "nord"  # type: ignore[misc]
+
+
+# -- the strict validator, on its own --------------------------------------------------------
+
+
+def _even(value: int) -> None:
+    if value % 2:
+        raise ValueError("expected an even number")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Inner:
+    size: int = field(metadata={"check": _even})
+    label: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sample:
+    count: int = 0
+    ratio: float = 0.5
+    kind: Literal["a", "b", "c"] = "a"
+    tags: list[str] = field(default_factory=list)
+    inner: dict[str, Inner] = field(default_factory=dict)
+    extra: Any = None
+
+
+def problems(data: object) -> list[tuple[tuple[str | int, ...], str]]:
+    with pytest.raises(Invalid) as caught:
+        validate(Sample, data)
+    return caught.value.problems
+
+
+def test_a_boolean_is_never_a_number() -> None:
+    assert problems({"count": True, "ratio": False}) == [
+        (("count",), "expected a valid integer (got True)"),
+        (("ratio",), "expected a valid number (got False)"),
+    ]
+
+
+def test_an_integer_is_accepted_for_a_float_but_not_the_reverse() -> None:
+    sample = validate(Sample, {"ratio": 1})
+    assert sample.ratio == 1.0
+    assert type(sample.ratio) is float
+    assert problems({"count": 1.0}) == [(("count",), "expected a valid integer (got 1.0)")]
+
+
+def test_a_literal_names_every_choice_and_matches_types_exactly() -> None:
+    assert problems({"kind": "d"}) == [(("kind",), "expected 'a', 'b' or 'c' (got 'd')")]
+    assert validate(Sample, {"kind": "c"}).kind == "c"
+
+
+def test_nested_locations_and_field_checks() -> None:
+    data = {"inner": {"x.y": {"size": 3}, "z": {"size": "2", "label": 1, "colour": "red"}}}
+    assert problems(data) == [
+        (("inner", "x.y", "size"), "expected an even number"),
+        (("inner", "z", "size"), "expected a valid integer (got '2')"),
+        (("inner", "z", "label"), "expected a valid string (got 1)"),
+        (("inner", "z", "colour"), "unknown key"),
+    ]
+    sample = validate(Sample, {"inner": {"x": {"size": 2}}, "tags": ["t"], "extra": [1]})
+    assert sample == Sample(inner={"x": Inner(size=2)}, tags=["t"], extra=[1])
+
+
+def test_wrong_containers_are_reported_without_looking_inside() -> None:
+    assert problems({"tags": "t", "inner": ["x"]}) == [
+        (("tags",), "expected a valid list (got 't')"),
+        (("inner",), "expected a valid dictionary (got ['x'])"),
+    ]
+
+
+def test_the_settings_modules_do_not_import_pydantic() -> None:
+    # pydantic costs ~55 ms to import; the settings and themes are read before the first frame.
+    code = "import acp_tui.config.settings, acp_tui.ui.themes, sys; "
+    code += "print('pydantic' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[2],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert result.stdout.strip() == "False"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings, load_settings, save_settings
+from acp_tui.config.strict import validate
 from acp_tui.ui import themes
 from acp_tui.ui.themes import (
     load_theme_file,
@@ -146,6 +148,32 @@ def test_valid_variables_and_extras_are_kept(tmp_path: Path) -> None:
     assert theme.variables["text-muted"] == "auto 60%"
 
 
+def test_every_problem_in_a_theme_file_is_reported_at_once(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "t.toml",
+        'name = "T"\ndark = 1\nprimary = "nope"\nluminosity_spread = true\nextra = 1\n'
+        "[variables]\nborder = 5\n",
+    )
+    with pytest.raises(themes.ThemeError) as caught:
+        load_theme_file(path)
+    assert str(caught.value) == (
+        f"{path}: name: expected lowercase letters, digits, '-' or '_', starting with a letter "
+        "or digit; dark: expected a valid boolean (got 1); primary: not a colour: 'nope'; "
+        "luminosity_spread: expected a valid number (got True); "
+        "variables.border: expected a valid string (got 5); extra: unknown key"
+    )
+
+
+def test_a_theme_file_is_a_frozen_dataclass() -> None:
+    model = validate(themes.ThemeFile, {"name": "t", "dark": True, "primary": "red"})
+    assert model == themes.ThemeFile(name="t", dark=True, primary="red")
+    assert model.luminosity_spread is None
+    assert model.variables == {}
+    with pytest.raises(AttributeError):
+        model.name = "u"  # type: ignore[misc]
+
+
 def test_unreadable_and_non_utf8_files_are_reported(tmp_path: Path) -> None:
     write(tmp_path, "a.toml", "")
     (tmp_path / "a.toml").write_bytes(b'name = "\xff"\n')
@@ -172,7 +200,7 @@ def test_save_theme_choice_keeps_the_rest_of_the_file(acp_home: Paths) -> None:
     assert save_theme_choice("acp-paper", acp_home.config_file) is None
     loaded = load_settings(acp_home.config_file)
     assert loaded.problems == []
-    assert loaded.settings == settings.model_copy(update={"theme": "acp-paper"})
+    assert loaded.settings == replace(settings, theme="acp-paper")
 
 
 def test_save_theme_choice_creates_a_missing_file(acp_home: Paths) -> None:
