@@ -17,7 +17,6 @@ from typing import NoReturn
 
 from acp_tui import __version__
 from acp_tui.client.launch import LaunchError, agent_choices, check_supported, resolve_launch
-from acp_tui.client.root_choice import validate_roots
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
 
@@ -146,6 +145,9 @@ def _chat(args: list[str]) -> int:
     )
     check_supported(launch)
 
+    from acp_tui.ui.memory import pause_collection
+
+    pause_collection()  # until the chat's first frame is out (the app resumes it)
     from acp_tui.ui.app import run_app  # Textual is imported only here
 
     return run_app(launch)
@@ -153,6 +155,10 @@ def _chat(args: list[str]) -> int:
 
 def _extra_roots(entries: list[str], cwd: Path) -> tuple[Path, ...] | None:
     """The ``--add-dir`` roots in absolute form; None (each refusal printed) if any is refused."""
+    if not entries:
+        return ()
+    from acp_tui.client.root_choice import validate_roots
+
     check = validate_roots(entries, cwd)
     for problem in check.problems:
         print(f"{PROG}: error: --add-dir {problem.entry!r}: {problem.reason}", file=sys.stderr)

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from acp_tui import __version__
 from acp_tui.client.calls import SessionCalls, TurnWaiter
-from acp_tui.client.capabilities import SUPPORTED_PROTOCOLS, Capabilities
+from acp_tui.client.capabilities import Capabilities
 from acp_tui.client.dialect import (
     Dialect,
     Event,
@@ -41,6 +41,7 @@ from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
 from acp_tui.protocol.connection import Connection, describe_validation_error
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
 from acp_tui.protocol.updates import SessionUpdate
+from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
 
 log = logging.getLogger(__name__)
 

@@ -29,9 +29,6 @@ _WIRE_NAMES: dict[Action, str] = {
     "additional_directories": "additional workspace roots (additionalDirectories)",
 }
 
-SUPPORTED_PROTOCOLS = (1, 2)
-"""The ACP protocol versions this client speaks (2 is the draft, opt-in)."""
-
 BASELINE_PROMPT_KINDS = frozenset({"text", "resource_link"})
 
 

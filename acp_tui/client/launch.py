@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acp_tui.client.capabilities import SUPPORTED_PROTOCOLS
-from acp_tui.client.process import AgentCommand
+from acp_tui.client.command import AgentCommand
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings
+from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
 
 __all__ = [
     "DEMO_AGENT_NAME",

@@ -20,9 +20,8 @@ import signal
 import subprocess
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -30,6 +29,7 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 
+from acp_tui.client.command import AgentCommand
 from acp_tui.client.errors import AgentExited, AgentNotFound, AgentStartFailed
 from acp_tui.config.paths import get_paths
 
@@ -65,24 +65,6 @@ def kill_live_process_groups() -> None:
 
 
 atexit.register(kill_live_process_groups)
-
-
-@dataclass(frozen=True)
-class AgentCommand:
-    """What to run: argv[0] is looked up on PATH (the PATH of the merged environment)."""
-
-    argv: Sequence[str]
-    env: Mapping[str, str] = field(default_factory=dict)
-    """Overrides on top of the parent environment."""
-    cwd: Path | None = None
-    name: str = "agent"
-    """For logs and messages."""
-
-    def __post_init__(self) -> None:
-        if isinstance(self.argv, str):
-            raise TypeError("AgentCommand.argv must be a sequence of strings, not a string")
-        object.__setattr__(self, "argv", tuple(self.argv))
-        object.__setattr__(self, "env", dict(self.env))
 
 
 class AgentProcess:

@@ -14,8 +14,9 @@ import logging
 import os
 import subprocess
 from collections.abc import Awaitable, Callable
+from functools import cached_property
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 from textual import work
@@ -23,25 +24,23 @@ from textual.app import App, SuspendNotSupported
 from textual.screen import ModalScreen
 from textual.worker import Worker, WorkerState
 
-from acp_tui.client.agent import AgentClient, connect
-from acp_tui.client.capabilities import AuthMethodInfo
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.recorder import SessionRecorder, agent_key_for
-from acp_tui.client.session import LiveSession
 from acp_tui.config.paths import Paths, get_paths
-from acp_tui.protocol.client_methods import (
-    CancelledPermissionOutcome,
-    RequestPermissionOutcome,
-    RequestPermissionRequest,
-)
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.store.recent_roots import recent_roots_for_project
-from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.chat import ChatScreen
-from acp_tui.ui.dialogs.auth import AuthDialog
-from acp_tui.ui.dialogs.roots import RootsDialog
 from acp_tui.ui.memory import settle_memory
+
+if TYPE_CHECKING:
+    # The client and the protocol models are imported where used: this module is loaded
+    # before the first frame and they are not (the chat screen imports them in a thread).
+    from acp_tui.client.agent import AgentClient
+    from acp_tui.client.capabilities import AuthMethodInfo
+    from acp_tui.client.recorder import SessionRecorder
+    from acp_tui.client.session import LiveSession
+    from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
+    from acp_tui.store.transcripts import TranscriptCache
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +74,33 @@ class AgentHost(App[int]):
         """The extra roots new sessions get (the user may go on without them)."""
         self.run_interactive: InteractiveRunner = self.run_in_terminal
         self._quit: anyio.Event | None = None
+        self._stopping = False
         self._restart: anyio.Event | None = None
         self._agent_worker: Worker[None] | None = None
-        # Every session is recorded locally as it streams: nothing is lost on a crash, and
-        # agents that can only resume (or cannot list) still get replay and a browser.
-        self.transcripts = TranscriptCache(self.paths.data_dir / "transcripts")
-        self.agent_key = agent_key_for(launch)
-        self.recorder = SessionRecorder(self.transcripts, self.agent_key)
+
+    # Every session is recorded locally as it streams: nothing is lost on a crash, and agents
+    # that can only resume (or cannot list) still get replay and a browser.
+
+    @cached_property
+    def transcripts(self) -> TranscriptCache:
+        """The local copies of the sessions' transcripts."""
+        from acp_tui.store.transcripts import TranscriptCache
+
+        return TranscriptCache(self.paths.data_dir / "transcripts")
+
+    @cached_property
+    def agent_key(self) -> str:
+        """Which agent the local copies belong to."""
+        from acp_tui.client.recorder import agent_key_for
+
+        return agent_key_for(self.launch)
+
+    @cached_property
+    def recorder(self) -> SessionRecorder:
+        """Writes every session's updates to `transcripts` as they stream."""
+        from acp_tui.client.recorder import SessionRecorder
+
+        return SessionRecorder(self.transcripts, self.agent_key)
 
     @property
     def agent_display_name(self) -> str:
@@ -97,12 +116,12 @@ class AgentHost(App[int]):
         return self.launch.protocol_version
 
     def on_mount(self) -> None:
-        self._quit = anyio.Event()
         self._agent_worker = self.run_agent()
 
     async def on_unmount(self) -> None:
         await self.stop_agent()
-        self.transcripts.close()
+        if "transcripts" in self.__dict__:  # opened (a cached_property), so close it
+            self.transcripts.close()
 
     async def stop_agent(self, within: float = 10.0) -> None:
         """Close the agent gracefully (stdin, then signals) and wait for it, boundedly.
@@ -110,6 +129,7 @@ class AgentHost(App[int]):
         Textual cancels workers without waiting for them, so the app waits here, while its
         loop still runs, for the agent's process group to be gone.
         """
+        self._stopping = True
         if self._quit is not None:
             self._quit.set()
         worker = self._agent_worker
@@ -122,6 +142,13 @@ class AgentHost(App[int]):
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_agent(self) -> None:
         """Launch the agent and keep it for the life of the app; log in and restart on demand."""
+        # The client's modules arrive with the chat's views, after the first frame: nothing
+        # here (anyio's backend included) may hold that frame up.
+        await self.chat.views_ready.wait()
+        if self._stopping:
+            return
+        if self._quit is None:
+            self._quit = anyio.Event()
         while True:
             login, self.pending_login = self.pending_login, None
             if login is not None and not await self.run_terminal_login(login):
@@ -142,6 +169,8 @@ class AgentHost(App[int]):
 
     async def agent_lifetime(self) -> AuthMethodInfo | None:
         """One connection to the agent. Returns a terminal login to run before reconnecting."""
+        from acp_tui.client.agent import connect
+
         self.chat.set_agent_status("starting the agent…")
         self._restart = anyio.Event()
         async with connect(
@@ -210,6 +239,8 @@ class AgentHost(App[int]):
         """
         caps = client.capabilities
         if roots and not caps.additional_directories:
+            from acp_tui.ui.dialogs.roots import RootsDialog
+
             answer = await self.ask(
                 RootsDialog(
                     cwd, roots, supported=False, reason=caps.why_not("additional_directories")
@@ -281,6 +312,8 @@ class AgentHost(App[int]):
         raise AgentError("the agent still asks for a login after three attempts")
 
     async def choose_auth_method(self, client: AgentClient, exc: RpcError) -> AuthMethodInfo:
+        from acp_tui.ui.dialogs.auth import AuthDialog
+
         caps = client.capabilities
         if not caps.auth_methods:
             raise AgentError(
@@ -359,6 +392,8 @@ class AgentHost(App[int]):
         self, session: LiveSession, request: RequestPermissionRequest
     ) -> RequestPermissionOutcome:
         """Without a dialog to ask with, nothing is approved (the app overrides this)."""
+        from acp_tui.protocol.client_methods import CancelledPermissionOutcome
+
         return CancelledPermissionOutcome()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events, on, work
 from textual.app import SystemCommand
@@ -16,27 +17,22 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
 
-from acp_tui.client.agent import AgentClient
 from acp_tui.client.errors import AgentError, AgentExited
-from acp_tui.client.export import default_export_path, transcript_to_markdown, write_export
 from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.prompt import build_prompt_blocks, resolve_mentions
-from acp_tui.client.session import LiveSession
+from acp_tui.client.mentions import resolve_mentions
 from acp_tui.config.paths import Paths
-from acp_tui.protocol.client_methods import (
-    CancelledPermissionOutcome,
-    RequestPermissionOutcome,
-    RequestPermissionRequest,
-    SelectedPermissionOutcome,
-)
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.agent_host import AgentHost, NeedsTerminalLogin
 from acp_tui.ui.browser.actions import SessionActions
-from acp_tui.ui.dialogs.export import ExportDialog
-from acp_tui.ui.dialogs.permission import PermissionDialog
-from acp_tui.ui.dialogs.roots import RootsDialog, RootsResult
 from acp_tui.ui.themes import install_themes, save_theme_choice
+
+if TYPE_CHECKING:
+    # Imported where used, after the first frame (see acp_tui.ui.chat).
+    from acp_tui.client.agent import AgentClient
+    from acp_tui.client.session import LiveSession
+    from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
+    from acp_tui.ui.dialogs.roots import RootsResult
 
 
 class AcpApp(SessionActions, AgentHost):
@@ -142,6 +138,8 @@ class AcpApp(SessionActions, AgentHost):
 
     @work(group="prompt", exit_on_error=False)
     async def run_prompt(self, text: str, attachments: Sequence[Path] = ()) -> None:
+        from acp_tui.client.prompt import build_prompt_blocks
+
         client, session = self.client, self.session
         if client is None or session is None:
             return
@@ -179,6 +177,12 @@ class AcpApp(SessionActions, AgentHost):
         self, session: LiveSession, request: RequestPermissionRequest
     ) -> RequestPermissionOutcome:
         """Show the permission dialog; Esc there cancels the turn (and so answers `cancelled`)."""
+        from acp_tui.protocol.client_methods import (
+            CancelledPermissionOutcome,
+            SelectedPermissionOutcome,
+        )
+        from acp_tui.ui.dialogs.permission import PermissionDialog
+
         option_id = await self.ask(PermissionDialog(request))
         if option_id is None:
             if session.prompt_pending and self.client is not None:
@@ -190,6 +194,8 @@ class AcpApp(SessionActions, AgentHost):
 
     def action_new_session_with_roots(self) -> None:
         """Pick the extra roots of a new session in the roots dialog, then open it."""
+        from acp_tui.ui.dialogs.roots import RootsDialog
+
         client = self.client
         if client is None or not self.agent_alive:
             self.notify("The agent is not running.", severity="warning")
@@ -232,6 +238,9 @@ class AcpApp(SessionActions, AgentHost):
 
     def action_export_transcript(self) -> None:
         """Save the conversation as Markdown, to a path the user confirms."""
+        from acp_tui.client.export import default_export_path, transcript_to_markdown, write_export
+        from acp_tui.ui.dialogs.export import ExportDialog
+
         session = self.session
         if session is None:
             self.notify("There is no session to export yet.", severity="warning")

@@ -1,7 +1,14 @@
-"""Provides ChatScreen: the live session's status line, transcript, options bar and prompt."""
+"""Provides ChatScreen: the live session's status line, transcript, options bar and prompt.
+
+The first frame shows the status line, the prompt editor (usable at once) and the footer. The
+transcript view, the options bar and the session browser need the protocol models, which take
+longer to import than Textual itself, so a thread imports them after the first frame and the
+screen puts them in place; `views_ready` is set then, and the agent is started after it.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -12,18 +19,19 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from acp_tui.client.errors import AgentError
-from acp_tui.client.session import LiveSession
-from acp_tui.client.transcript import Change
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.store.history import history_for_project
-from acp_tui.ui.browser.panel import SessionBrowser
-from acp_tui.ui.render import sanitize
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.memory import resume_collection
+from acp_tui.ui.safe_text import sanitize
 from acp_tui.ui.widgets.prompt_input import PromptInput
-from acp_tui.ui.widgets.session_options import SessionOptions
 
 if TYPE_CHECKING:
+    from acp_tui.client.session import LiveSession
+    from acp_tui.client.transcript import Change
     from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.browser.panel import SessionBrowser
+    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.widgets.session_options import SessionOptions
 
 STATE_LABELS = {"idle": "ready", "running": "working…", "requires_action": "waiting for you"}
 
@@ -42,6 +50,8 @@ class ChatScreen(Screen[None]):
         self.session: LiveSession | None = None
         self.agent_status = "starting the agent…"
         self._unsubscribe: object = None
+        self.views_ready = asyncio.Event()
+        """Set once the transcript view, the options bar and the session browser are in place."""
 
     @property
     def acp(self) -> AcpApp:
@@ -53,13 +63,13 @@ class ChatScreen(Screen[None]):
         return app
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            yield SessionBrowser(id="browser")  # the session browser (Ctrl+B), hidden at first
-            with Vertical(id="chat"):
-                yield Static(self.status_text(), id="status")
-                yield TranscriptView(id="transcript")
-                yield SessionOptions(id="session-options")
-                yield PromptInput(id="prompt")
+        # The session browser (Ctrl+B, hidden at first) arrives with the views, left of #chat;
+        # until then stand-ins look like the empty transcript and options bar.
+        with Horizontal(id="main"), Vertical(id="chat"):
+            yield Static(self.status_text(), id="status")
+            yield Static(id="transcript-stand-in", classes="stand-in")
+            yield Static(id="session-options-stand-in", classes="stand-in")
+            yield PromptInput(id="prompt")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -67,9 +77,42 @@ class ChatScreen(Screen[None]):
         # The prompt history is kept per project.
         prompt.prompt_history = history_for_project(self.acp.launch.cwd, self.acp.paths)
         prompt.focus()
-        self.query_one(TranscriptView).show_thoughts = self.acp.launch.settings.show_thoughts
+        self.call_after_refresh(self.load_views)  # not before the first frame is out
+
+    @work(group="chat-views")
+    async def load_views(self) -> None:
+        """Import the views in a thread (typing goes on meanwhile), then swap them in."""
+        browser_cls, transcript_cls, options_cls = await asyncio.to_thread(_view_classes)
+        view = transcript_cls(id="transcript")
+        view.show_thoughts = self.acp.launch.settings.show_thoughts
+        with self.app.batch_update():
+            await self.query_one("#main").mount(browser_cls(id="browser"), before="#chat")
+            await self.query_one("#chat").mount_all(
+                [view, options_cls(id="session-options")], before="#transcript-stand-in"
+            )
+            await self.query(".stand-in").remove()
+        resume_collection()  # startup is over (see pause_collection)
+        self.views_ready.set()
         if self.session is not None:
             self.show_session(self.session)
+
+    @property
+    def transcript_view(self) -> TranscriptView:
+        from acp_tui.ui.transcript_view import TranscriptView
+
+        return self.query_one(TranscriptView)
+
+    @property
+    def session_options(self) -> SessionOptions:
+        from acp_tui.ui.widgets.session_options import SessionOptions
+
+        return self.query_one(SessionOptions)
+
+    @property
+    def browser(self) -> SessionBrowser:
+        from acp_tui.ui.browser.panel import SessionBrowser
+
+        return self.query_one(SessionBrowser)
 
     # -- status ------------------------------------------------------------------------------
 
@@ -106,10 +149,10 @@ class ChatScreen(Screen[None]):
         if callable(self._unsubscribe):
             self._unsubscribe()
         self.session = session
-        if self.is_mounted:
-            self.query_one(TranscriptView).show(session.transcript, session.terminal_output)
+        if self.views_ready.is_set():
+            self.transcript_view.show(session.transcript, session.terminal_output)
             self.query_one(PromptInput).set_session(session)
-            self.query_one(SessionOptions).show(session.transcript)
+            self.session_options.show(session.transcript)
         self._unsubscribe = session.transcript.subscribe(self.on_transcript_change)
         self.refresh_status()
 
@@ -127,21 +170,22 @@ class ChatScreen(Screen[None]):
 
     def action_copy_last_reply(self) -> None:
         """Copy the agent's last reply (its markdown source) to the clipboard."""
-        self.query_one(TranscriptView).action_copy_last_reply()
+        if self.views_ready.is_set():
+            self.transcript_view.action_copy_last_reply()
 
     def action_toggle_thoughts(self) -> None:
         """Show or hide the agent's thoughts (the show_thoughts setting is the default)."""
-        view = self.query_one(TranscriptView)
-        view.show_thoughts = not view.show_thoughts
+        if self.views_ready.is_set():
+            view = self.transcript_view
+            view.show_thoughts = not view.show_thoughts
 
     # -- modes and config options --------------------------------------------------------------
 
-    @on(SessionOptions.ConfigChanged)
-    def change_config_option(self, event: SessionOptions.ConfigChanged) -> None:
+    # (Handlers by name: SessionOptions is not imported before the first frame.)
+    def on_session_options_config_changed(self, event: SessionOptions.ConfigChanged) -> None:
         self.apply_session_option(event.config_id, event.value)
 
-    @on(SessionOptions.ModeChanged)
-    def change_mode(self, event: SessionOptions.ModeChanged) -> None:
+    def on_session_options_mode_changed(self, event: SessionOptions.ModeChanged) -> None:
         self.apply_session_option(None, event.mode_id)
 
     @work(group="session-options", exit_on_error=False)
@@ -157,4 +201,13 @@ class ChatScreen(Screen[None]):
                 await client.set_config_option(session.session_id, config_id, value)
         except (AgentError, RpcError) as exc:
             session.transcript.add_notice(f"Could not change the setting: {exc}", "error")
-            self.query_one(SessionOptions).refresh_from_transcript()
+            self.session_options.refresh_from_transcript()
+
+
+def _view_classes() -> tuple[type[SessionBrowser], type[TranscriptView], type[SessionOptions]]:
+    """The view classes, imported (in a worker thread) after the first frame."""
+    from acp_tui.ui.browser.panel import SessionBrowser
+    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.widgets.session_options import SessionOptions
+
+    return SessionBrowser, TranscriptView, SessionOptions

@@ -17,3 +17,18 @@ def settle_memory() -> None:
     """Collect once, then freeze what is left (see the module docstring)."""
     gc.collect(1)
     gc.freeze()
+
+
+def pause_collection() -> None:
+    """Hold the cyclic collector off while the app starts (until `resume_collection`).
+
+    Startup allocates modules, classes and widgets, nearly all of them long-lived, so
+    collecting among them is wasted work: about a tenth of the time to the first frame.
+    """
+    gc.disable()
+
+
+def resume_collection() -> None:
+    """End `pause_collection`: freeze what startup made (see `settle_memory`), collect again."""
+    settle_memory()
+    gc.enable()

@@ -108,6 +108,7 @@ async def test_toggle_cycles_the_panel_and_shows_titles(
     app = make_app(protocol=protocol)
     await seed(app, ["alpha topic", "beta topic"])
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, app.chat.views_ready.is_set)  # the views arrive after frame one
         assert not browser(app).display
         sent = await open_browser(pilot, app)
         panel = browser(app)

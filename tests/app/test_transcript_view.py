@@ -279,8 +279,8 @@ def test_scanner_cuts_the_same_however_the_text_streams_in() -> None:
 async def test_demo_agent_terminal_and_thought(make_app: Callable[..., AcpApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        view = app.chat.query_one(TranscriptView)
         await wait_for(pilot, lambda: app.session is not None)
+        view = app.chat.query_one(TranscriptView)
         await pilot.press(*"think terminal", "enter")
         await wait_for(pilot, lambda: "│ hello from the demo agent" in text_of(view))
         await wait_for(

@@ -2,7 +2,9 @@
 
 Each program runs under a pseudo-terminal (80x24). The first frame is the first output after
 the alternate screen is enabled ("\\x1b[?1049h") that carries the program's own first-screen text.
-The program is then asked to quit (ctrl+q), and killed if it does not.
+The program is then asked to quit (ctrl+q), and killed if it does not. acp-tui's marker is
+"ACP v1" from its status line, which the first frame shows with the agent's name, the cwd and
+"starting the agent…" while the transcript view and the client load just after it.
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ def run(runs: int = 5) -> dict[str, Any]:
             "PYTHONPATH": str(REPO),
         }
         env.pop("TEXTUAL", None)
+        # Both programs run with Python's bytecode cache, as an installed acp-tui does: the
+        # warm-up runs below write it if the environment had turned it off.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         python = sys.executable
         bare = [python, str(HERE / "bare_app.py")]
         app = [python, "-m", "acp_tui"]

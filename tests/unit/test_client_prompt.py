@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.client.prompt import (
-    build_prompt_blocks,
+from acp_tui.client.mentions import (
     filter_paths,
     find_mentions,
     list_files,
     mention_for,
     resolve_mentions,
 )
+from acp_tui.client.prompt import build_prompt_blocks
 from acp_tui.client.roots import RootSet
 from acp_tui.protocol.content import (
     EmbeddedResource,

@@ -27,20 +27,20 @@ from typing import TYPE_CHECKING, Protocol
 from textual import work
 from textual.css.query import NoMatches
 
-from acp_tui.client.agent import AgentClient
 from acp_tui.client.errors import AgentError, AgentExited, Unsupported
-from acp_tui.client.session import LiveSession
-from acp_tui.client.session_list import display_title
-from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
-from acp_tui.protocol.methods import SessionInfo
-from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
-from acp_tui.store.transcripts import TranscriptCache
-from acp_tui.ui.browser.panel import SessionBrowser
-from acp_tui.ui.dialogs.confirm import ConfirmDialog
 
 if TYPE_CHECKING:
+    # The protocol models and the client are imported where used: the app's module (and so
+    # this one) is loaded before the first frame, they are not (see acp_tui.ui.chat).
+    from acp_tui.client.agent import AgentClient
+    from acp_tui.client.session import LiveSession
+    from acp_tui.client.transcript import Transcript
+    from acp_tui.protocol.methods import SessionInfo
+    from acp_tui.protocol.updates import SessionUpdate
+    from acp_tui.store.transcripts import TranscriptCache
     from acp_tui.ui.agent_host import AgentHost
+    from acp_tui.ui.browser.panel import SessionBrowser
 
     _Base = AgentHost
 else:
@@ -77,6 +77,8 @@ class CacheHistory:
         self.agent_key = agent_key
 
     def sessions(self) -> list[SessionInfo]:
+        from acp_tui.protocol.methods import SessionInfo
+
         return [
             SessionInfo(
                 session_id=c.session_id,
@@ -114,11 +116,12 @@ class SessionActions(_Base):
 
     @property
     def browser(self) -> SessionBrowser:
-        return self.chat.query_one(SessionBrowser)
+        return self.chat.browser
 
     def action_toggle_browser(self) -> None:
         """Show the session browser, widen it, hide it."""
-        self.browser.cycle()
+        if self.chat.views_ready.is_set():  # else it is a few frames from arriving
+            self.browser.cycle()
 
     def session_opened(self, session: LiveSession) -> None:
         super().session_opened(session)
@@ -132,6 +135,8 @@ class SessionActions(_Base):
 
     def local_session_infos(self) -> list[SessionInfo]:
         """This client's sessions with the agent: the open ones, then the recorded ones."""
+        from acp_tui.protocol.methods import SessionInfo
+
         infos: dict[str, SessionInfo] = {}
         if self.client is not None:
             for live in reversed(list(self.client.sessions.values())):
@@ -211,6 +216,9 @@ class SessionActions(_Base):
     @work(group="browser-open", exclusive=True, exit_on_error=False)
     async def open_from_browser(self, info: SessionInfo, replay: bool) -> None:
         """Replay (load, or resume + the local copy) or resume without replay, into the chat."""
+        from acp_tui.client.session_list import display_title
+        from acp_tui.protocol.updates import SessionInfoUpdate
+
         client = self.client
         if client is None:
             return
@@ -273,6 +281,8 @@ class SessionActions(_Base):
 
     def replay_local_copy(self, session_id: str) -> Transcript:
         """A transcript holding the local copy (and a notice saying where it came from)."""
+        from acp_tui.client.transcript import Transcript
+
         transcript = Transcript(session_id)
         try:
             count = self.history().replay_into(session_id, transcript)
@@ -292,6 +302,8 @@ class SessionActions(_Base):
 
     @work(group="browser-open", exclusive=True, exit_on_error=False)
     async def fork_from_browser(self, info: SessionInfo) -> None:
+        from acp_tui.client.session_list import display_title
+
         client = self.client
         if client is None:
             return
@@ -316,6 +328,8 @@ class SessionActions(_Base):
 
     @work(group="browser-close", exit_on_error=False)
     async def close_from_browser(self, info: SessionInfo) -> None:
+        from acp_tui.client.session_list import display_title
+
         client = self.client
         if client is None:
             return
@@ -336,6 +350,9 @@ class SessionActions(_Base):
     @work(group="browser-delete", exclusive=True, exit_on_error=False)
     async def delete_from_browser(self, infos: list[SessionInfo]) -> None:
         """Confirm, then delete one by one with progress; each row goes as its delete succeeds."""
+        from acp_tui.client.session_list import display_title
+        from acp_tui.ui.dialogs.confirm import ConfirmDialog
+
         client = self.client
         if client is None or not infos:
             return

@@ -27,7 +27,7 @@ from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
 from acp_tui.ui.memory import settle_memory
-from acp_tui.ui.render import sanitize
+from acp_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
     from acp_tui.ui.app import AcpApp

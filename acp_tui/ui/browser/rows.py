@@ -32,7 +32,7 @@ from acp_tui.client.session_list import (
     relative_time,
 )
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.ui.render import sanitize
+from acp_tui.ui.safe_text import sanitize
 
 STATE_ROW = "state:"
 """Option ids of the state rows start with this (session ids never do)."""

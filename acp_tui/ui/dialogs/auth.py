@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from acp_tui.client.capabilities import AuthMethodInfo
-from acp_tui.ui.render import sanitize
+from acp_tui.ui.safe_text import sanitize
 
 
 class AuthDialog(ModalScreen[AuthMethodInfo | None]):

@@ -16,7 +16,8 @@ from acp_tui.client.dialect import PermissionRequestView
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
-from acp_tui.ui.render import Styles, render_diff, sanitize
+from acp_tui.ui.render import Styles, render_diff
+from acp_tui.ui.safe_text import sanitize
 from acp_tui.ui.transcript_view import TranscriptView
 
 # Single-key answers by option kind (Toad's convention): a/A allow, r/R reject.

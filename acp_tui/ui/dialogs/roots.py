@@ -26,7 +26,7 @@ from textual.widgets import Button, DirectoryTree, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.client.root_choice import absolute_form, validate_roots
-from acp_tui.ui.render import sanitize
+from acp_tui.ui.safe_text import sanitize
 from acp_tui.ui.widgets.root_list import RootList
 from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from textual import on
 from textual.content import Content
@@ -19,8 +19,10 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.client.prompt import filter_paths, mention_for
-from acp_tui.protocol.updates import AvailableCommand
+from acp_tui.client.mentions import filter_paths, mention_for
+
+if TYPE_CHECKING:
+    from acp_tui.protocol.updates import AvailableCommand
 
 Location = tuple[int, int]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.actions import SkipAction
@@ -22,9 +23,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import TextArea
 
-from acp_tui.client.prompt import list_files, resolve_mentions
-from acp_tui.client.session import LiveSession
-from acp_tui.client.transcript import Change
+from acp_tui.client.mentions import list_files, resolve_mentions
 from acp_tui.store.history import HistoryBrowser, PromptHistory
 from acp_tui.ui.widgets.completion import (
     Choice,
@@ -36,6 +35,10 @@ from acp_tui.ui.widgets.completion import (
     completion_context,
     file_choices,
 )
+
+if TYPE_CHECKING:
+    from acp_tui.client.session import LiveSession
+    from acp_tui.client.transcript import Change
 
 PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ attach a file"
 

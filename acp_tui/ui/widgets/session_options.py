@@ -27,7 +27,7 @@ from acp_tui.protocol.session_config import (
     SessionConfigSelect,
     SessionConfigSelectGroup,
 )
-from acp_tui.ui.render import sanitize
+from acp_tui.ui.safe_text import sanitize
 
 MODE_KEY = "mode"
 """The key of the legacy ``modes`` picker; config options are keyed ``config:<id>``."""
