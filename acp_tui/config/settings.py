@@ -12,8 +12,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import tomli_w
-
 from acp_tui.config.strict import Invalid, validate
 
 __all__ = [
@@ -109,6 +107,8 @@ def load_settings(path: Path) -> LoadedSettings:
 
 def settings_to_toml(settings: Settings) -> str:
     """The settings as TOML text, in the same shape `load_settings` reads."""
+    import tomli_w  # only for writing; reading the settings is on the way to the first frame
+
     return tomli_w.dumps(_to_data(settings))
 
 
@@ -119,6 +119,8 @@ def save_settings(settings: Settings, path: Path) -> None:
     in one step. If anything fails the old file is left as it was, the temp file is removed and
     the error is raised.
     """
+    import tomli_w
+
     data = _to_data(settings)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -9,6 +9,7 @@ group on unmount. Screens subclass nothing here: they read `client` and `session
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -18,7 +19,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-import anyio
 from textual import work
 from textual.app import App, SuspendNotSupported
 from textual.screen import ModalScreen
@@ -27,7 +27,7 @@ from textual.worker import Worker, WorkerState
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
-from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.errors import RpcError
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.memory import settle_memory
@@ -73,9 +73,9 @@ class AgentHost(App[int]):
         self.extra_roots: tuple[Path, ...] = launch.additional_directories
         """The extra roots new sessions get (the user may go on without them)."""
         self.run_interactive: InteractiveRunner = self.run_in_terminal
-        self._quit: anyio.Event | None = None
+        self._quit: asyncio.Event | None = None
         self._stopping = False
-        self._restart: anyio.Event | None = None
+        self._restart: asyncio.Event | None = None
         self._agent_worker: Worker[None] | None = None
 
     # Every session is recorded locally as it streams: nothing is lost on a crash, and agents
@@ -134,21 +134,20 @@ class AgentHost(App[int]):
             self._quit.set()
         worker = self._agent_worker
         if worker is not None and not worker.is_finished:
-            with anyio.move_on_after(within), contextlib.suppress(Exception):
-                await worker.wait()
+            with contextlib.suppress(Exception):  # TimeoutError included
+                await asyncio.wait_for(worker.wait(), within)
 
     # -- the agent ---------------------------------------------------------------------------
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_agent(self) -> None:
         """Launch the agent and keep it for the life of the app; log in and restart on demand."""
-        # The client's modules arrive with the chat's views, after the first frame: nothing
-        # here (anyio's backend included) may hold that frame up.
+        # The client's modules arrive with the chat's views, after the first frame.
         await self.chat.views_ready.wait()
         if self._stopping:
             return
         if self._quit is None:
-            self._quit = anyio.Event()
+            self._quit = asyncio.Event()
         while True:
             login, self.pending_login = self.pending_login, None
             if login is not None and not await self.run_terminal_login(login):
@@ -172,7 +171,7 @@ class AgentHost(App[int]):
         from acp_tui.client.agent import connect
 
         self.chat.set_agent_status("starting the agent…")
-        self._restart = anyio.Event()
+        self._restart = asyncio.Event()
         async with connect(
             self.launch, permission_handler=self.ask_permission, paths=self.paths
         ) as client:
@@ -191,7 +190,7 @@ class AgentHost(App[int]):
             else:
                 self.chat.set_agent_status("no session open: Ctrl+N starts one")
             assert self._quit is not None
-            await first_of(self._quit, self._restart, client.exited)
+            await first_of(self._quit.wait(), self._restart.wait(), client.exited.wait())
             self.agent_alive = False
             if client.exited.is_set() and not self._quit.is_set():
                 raise client.process.exit_error()
@@ -345,14 +344,12 @@ class AgentHost(App[int]):
     async def run_in_terminal(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
         """Suspend the app and run ``argv`` on the real terminal; returns its exit code."""
         with self.suspend():
-            result = await anyio.to_thread.run_sync(
-                lambda: subprocess.run(argv, env=env, cwd=cwd, check=False)
-            )
+            result = await asyncio.to_thread(subprocess.run, argv, env=env, cwd=cwd, check=False)
         return result.returncode
 
     async def ask(self, dialog: ModalScreen[R]) -> R | None:
         """Show ``dialog`` and wait for its answer (from any task, not only workers)."""
-        answered = anyio.Event()
+        answered = asyncio.Event()
         answers: list[R | None] = []
 
         def done(answer: R | None) -> None:
@@ -404,13 +401,11 @@ class AgentHost(App[int]):
             self.report_failure(f"Internal error in {event.worker.name}", error)
 
 
-async def first_of(*events: anyio.Event) -> None:
-    """Wait until any of ``events`` is set."""
-    async with anyio.create_task_group() as tg:
-
-        async def wait_one(event: anyio.Event) -> None:
-            await event.wait()
-            tg.cancel_scope.cancel()
-
-        for event in events:
-            tg.start_soon(wait_one, event)
+async def first_of(*waits: Awaitable[object]) -> None:
+    """Wait until any of ``waits`` is done; the others are cancelled."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()

@@ -21,7 +21,7 @@ from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.mentions import resolve_mentions
 from acp_tui.config.paths import Paths
-from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.errors import RpcError
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.agent_host import AgentHost, NeedsTerminalLogin
 from acp_tui.ui.browser.actions import SessionActions

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from acp_tui.client.errors import AgentError
-from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.errors import RpcError
 from acp_tui.store.history import history_for_project
 from acp_tui.ui.memory import resume_collection
 from acp_tui.ui.safe_text import sanitize

@@ -28,7 +28,7 @@ from textual import work
 from textual.css.query import NoMatches
 
 from acp_tui.client.errors import AgentError, AgentExited, Unsupported
-from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
+from acp_tui.protocol.errors import ErrorCode, RpcError
 
 if TYPE_CHECKING:
     # The protocol models and the client are imported where used: the app's module (and so
