@@ -25,7 +25,7 @@ from acp_tui.protocol.errors import RpcError
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.agent_host import AgentHost, NeedsTerminalLogin
 from acp_tui.ui.browser.actions import SessionActions
-from acp_tui.ui.themes import install_themes, save_theme_choice
+from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
 
 if TYPE_CHECKING:
     # Imported where used, after the first frame (see acp_tui.ui.chat).
@@ -51,7 +51,17 @@ class AcpApp(SessionActions, AgentHost):
     def __init__(self, launch: LaunchSpec, *, paths: Paths | None = None) -> None:
         super().__init__(launch, paths=paths)
         self.pending_prompts: list[str] = []
-        self.theme_problems = install_themes(self, launch.settings.theme, self.paths)
+        # The theme files are read before the first frame only when it needs one of them: a
+        # theme of Textual's own (the default) that no user theme file could replace can go
+        # first, and the files follow one frame later, for the command palette.
+        self.theme_files_pending = launch.settings.theme in self.available_themes and not (
+            user_themes_dir(self.paths).exists()
+        )
+        if self.theme_files_pending:
+            self.theme = launch.settings.theme
+            self.theme_problems: list[str] = []
+        else:
+            self.theme_problems = install_themes(self, launch.settings.theme, self.paths)
         self.saved_theme = self.theme
 
     @on(events.Mount)
@@ -66,10 +76,20 @@ class AcpApp(SessionActions, AgentHost):
                 timeout=30,
                 markup=False,
             )
-        if self.theme_problems:
-            text = "\n".join(self.theme_problems)
-            self.notify(text, title="Theme problems", severity="warning", timeout=30, markup=False)
+        self.report_theme_problems(self.theme_problems)
         self.theme_changed_signal.subscribe(self, self.save_theme)
+        if self.theme_files_pending:
+            self.call_after_refresh(self.install_theme_files)
+
+    def install_theme_files(self) -> None:
+        """Register the packaged and user themes (once the first frame is out)."""
+        self.theme_files_pending = False
+        self.report_theme_problems(install_themes(self, self.theme, self.paths))
+
+    def report_theme_problems(self, problems: list[str]) -> None:
+        if problems:
+            text = "\n".join(problems)
+            self.notify(text, title="Theme problems", severity="warning", timeout=30, markup=False)
 
     def save_theme(self, theme: Theme) -> None:
         """Remember a theme chosen in the command palette in the config file."""

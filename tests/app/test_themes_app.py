@@ -85,7 +85,7 @@ async def test_switching_theme_is_saved_to_the_config(tmp_path: Path, acp_home: 
     save_settings(settings, acp_home.config_file)
     app = build_app(tmp_path, settings)
     async with app.run_test() as pilot:
-        await pilot.pause()
+        await wait_for(pilot, lambda: not app.theme_files_pending)
         app.theme = "acp-ember"
         await wait_for(
             pilot, lambda: load_settings(acp_home.config_file).settings.theme == "acp-ember"
@@ -98,7 +98,7 @@ async def test_switching_theme_is_saved_to_the_config(tmp_path: Path, acp_home: 
 async def test_switching_from_the_command_palette(tmp_path: Path, acp_home: Paths) -> None:
     app = build_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await wait_for(pilot, lambda: not app.theme_files_pending)
         app.action_change_theme()
         await pilot.pause()
         await pilot.press(*"acp-meadow")
@@ -126,7 +126,7 @@ async def test_a_broken_config_is_not_overwritten_by_a_switch(
     problems = load_settings(acp_home.config_file).problems
     app = build_app(tmp_path, warnings=tuple(problems))
     async with app.run_test() as pilot:
-        await pilot.pause()
+        await wait_for(pilot, lambda: not app.theme_files_pending)
         app.theme = "acp-dusk"
         await wait_for(pilot, lambda: any("Theme not saved" in n for n in notices(app)))
     assert acp_home.config_file.read_bytes() == before
@@ -142,3 +142,27 @@ async def test_config_warnings_are_shown_on_start(tmp_path: Path) -> None:
         assert notice.startswith("Config file problems: ")
         assert warning in notice
         assert "default settings" in notice
+
+
+async def test_textual_theme_goes_first_and_the_theme_files_follow(tmp_path: Path) -> None:
+    app = build_app(tmp_path)  # the default theme, textual-dark, needs no file
+    assert app.theme_files_pending
+    assert "acp-dusk" not in app.available_themes
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: "acp-dusk" in app.available_themes)
+        assert not app.theme_files_pending
+        assert app.theme == "textual-dark"
+        assert notices(app) == []
+
+
+async def test_a_user_theme_file_may_replace_a_textual_theme_so_it_is_read_first(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    user = acp_home.data_dir / "themes"
+    user.mkdir(parents=True)
+    (user / "mine.toml").write_text('name = "textual-dark"\ndark = true\nprimary = "#aa5500"\n')
+    app = build_app(tmp_path)
+    assert not app.theme_files_pending
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.current_theme.primary == "#aa5500"  # the user's, not Textual's
