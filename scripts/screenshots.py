@@ -26,8 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from acp_tui.client.agent import connect  # noqa: E402
+from acp_tui.client.command import AgentCommand  # noqa: E402
 from acp_tui.client.launch import LaunchSpec  # noqa: E402
-from acp_tui.client.process import AgentCommand  # noqa: E402
 from acp_tui.client.transcript import MessageEntry  # noqa: E402
 from acp_tui.config.paths import HOME_ENV, Paths  # noqa: E402
 from acp_tui.config.settings import Settings  # noqa: E402

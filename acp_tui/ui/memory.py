@@ -6,6 +6,9 @@ sessions). CPython's full collections walk all of them and stall the event loop 
 load moves what exists into the permanent generation, so later collections only look at what
 came after. Garbage that is frozen is never freed, so this is called only after loads whose
 objects stay (a session opened, a page of the session list), not per chunk.
+
+Startup is the extreme case: `pause_collection` holds the collector off from the command line
+until the chat's views are in, and `resume_collection` freezes what startup made.
 """
 
 from __future__ import annotations

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from textual.pilot import Pilot
+from textual.screen import Screen
+
+S = TypeVar("S", bound=Screen[Any])
 
 
 async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], seconds: float = 15) -> None:
@@ -14,3 +17,20 @@ async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], seconds: fl
     with anyio.fail_after(seconds):
         while not predicate():
             await pilot.pause(0.02)
+
+
+async def wait_for_screen(pilot: Pilot[Any], screen_type: type[S], seconds: float = 15) -> S:
+    """Wait until a ``screen_type`` is the active screen with its widgets mounted; return it.
+
+    A pushed screen is active before it has composed, so querying it (or pressing its keys)
+    right away races with its mounting.
+    """
+
+    def ready() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, screen_type) and screen.is_mounted
+
+    await wait_for(pilot, ready, seconds)
+    screen = pilot.app.screen
+    assert isinstance(screen, screen_type)
+    return screen

@@ -15,7 +15,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.session_options import SessionOptions
-from tests.app.helpers import wait_for
+from tests.app.helpers import wait_for, wait_for_screen
 from tests.unit.agent_helpers import record_wire
 
 PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
@@ -28,11 +28,16 @@ def notices(app: AcpApp) -> str:
 
 
 async def choose_auth(pilot: Pilot[int], app: AcpApp, label: str) -> AuthDialog:
-    await wait_for(pilot, lambda: isinstance(app.screen, AuthDialog))
+    def buttons() -> list[Button]:  # the dialog is pushed before its buttons are composed
+        screen = app.screen
+        if not isinstance(screen, AuthDialog):
+            return []
+        return [b for b in screen.query(Button) if str(b.label).startswith(label)]
+
+    await wait_for(pilot, lambda: bool(buttons()))
+    buttons()[0].press()
     dialog = app.screen
     assert isinstance(dialog, AuthDialog)
-    button = next(b for b in dialog.query(Button) if str(b.label).startswith(label))
-    button.press()
     return dialog
 
 
@@ -97,7 +102,7 @@ async def test_terminal_login_runs_the_agent_command_then_reconnects(
 async def test_cancelled_login_is_reported(make_app: Callable[..., AcpApp]) -> None:
     app = make_app("--require-auth")
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, AuthDialog))
+        await wait_for_screen(pilot, AuthDialog)
         await pilot.press("escape")
         await wait_for(pilot, lambda: "could not talk" in app.chat.agent_status)
         assert app.session is None

@@ -9,7 +9,7 @@ from textual.widgets import Static
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionDialog
 from acp_tui.ui.transcript_view import TranscriptView
-from tests.app.helpers import wait_for
+from tests.app.helpers import wait_for, wait_for_screen
 
 
 def idle(app: AcpApp) -> bool:
@@ -24,7 +24,7 @@ async def test_v2_permission_shows_the_agents_question_and_the_diff_renders(
         await wait_for(pilot, lambda: app.session is not None)
         assert "ACP v2" in app.chat.status_text()
         await pilot.press(*"permission", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_screen(pilot, PermissionDialog)
         dialog = app.screen
         assert isinstance(dialog, PermissionDialog)
         title = str(dialog.query_one("#permission-title", Static).render())

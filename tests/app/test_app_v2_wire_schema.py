@@ -17,6 +17,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
 from acp_tui.ui.widgets.session_options import SessionOptions
+from tests.app.helpers import wait_for_screen
 from tests.app.test_app_smoke import screen_text, wait_for
 from tests.app.test_browser import SIZE, browser, highlight, row_titles, seed, settled
 from tests.unit.agent_helpers import record_wire
@@ -41,7 +42,7 @@ async def test_everything_the_app_sends_on_v2_fits_the_v2_schema(
         # A new session, a prompt and a permission answered with a key.
         await wait_for(pilot, lambda: app.session is not None)
         await pilot.press(*"permission", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_screen(pilot, PermissionDialog)
         await pilot.press("a")
         await wait_for(pilot, lambda: idle(app))
 
@@ -86,7 +87,7 @@ async def test_everything_the_app_sends_on_v2_fits_the_v2_schema(
         await wait_for(pilot, lambda: "This session was closed" in screen_text(app))
         await highlight(pilot, app, doomed)
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await wait_for_screen(pilot, ConfirmDialog)
         await pilot.press("y")
         await wait_for(pilot, lambda: doomed not in browser(app).lister.rows)
 

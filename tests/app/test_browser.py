@@ -22,6 +22,7 @@ from acp_tui.ui.browser.actions import LOCAL_COPY_NOTICE
 from acp_tui.ui.browser.panel import SessionBrowser
 from acp_tui.ui.browser.rows import SessionRows
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
+from tests.app.helpers import wait_for_screen
 from tests.app.test_app_smoke import screen_text, wait_for
 
 SIZE = (120, 36)
@@ -270,13 +271,13 @@ async def test_delete_asks_first_then_removes_the_row(
         sent = await open_browser(pilot, app)
         await highlight(pilot, app, doomed)
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await wait_for_screen(pilot, ConfirmDialog)
         assert "delete me" in str(app.screen.query_one("#confirm-items", Static).render())
         await pilot.press("escape")  # cancel: nothing is sent
         await wait_for(pilot, lambda: "Nothing was deleted" in static_text(app, "#browser-status"))
         assert not calls(sent, "session/delete")
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await wait_for_screen(pilot, ConfirmDialog)
         await pilot.press("y")
         await wait_for(pilot, lambda: doomed not in browser(app).lister.rows)
         assert [c["sessionId"] for c in calls(sent, "session/delete")] == [doomed]
@@ -303,7 +304,7 @@ async def test_marked_rows_are_deleted_with_progress(make_app: Callable[..., Acp
             await pilot.press("space")
         assert app.chat.query_one(SessionRows).marked == set(ids[:3])
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await wait_for_screen(pilot, ConfirmDialog)
         await pilot.press("y")
         await wait_for(pilot, lambda: any(s.startswith("Deleted 3") for s in statuses))
         assert {c["sessionId"] for c in calls(sent, "session/delete")} == set(ids[:3])
@@ -328,7 +329,7 @@ async def test_deleting_the_chat_session_says_so_and_the_next_prompt_starts_anew
         assert "chat" in browser(app).tags()[live]
         await highlight(pilot, app, live)
         await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await wait_for_screen(pilot, ConfirmDialog)
         await pilot.press("y")
         await wait_for(pilot, lambda: "This session is gone" in screen_text(app))
         assert calls(sent, "session/delete")[0]["sessionId"] == live

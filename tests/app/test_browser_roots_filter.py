@@ -17,7 +17,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.controls import BrowserFilters, RootsFilterDialog
 from acp_tui.ui.widgets.root_list import RootList
 from acp_tui.ui.widgets.root_tree import PathInput
-from tests.app.helpers import wait_for
+from tests.app.helpers import wait_for, wait_for_screen
 from tests.app.test_browser import browser, calls, open_browser, row_titles, settled, static_text
 
 SIZE = (130, 42)
@@ -46,7 +46,7 @@ def filters(app: AcpApp) -> BrowserFilters:
 
 async def open_filter_dialog(pilot: Pilot[int], app: AcpApp) -> RootsFilterDialog:
     await pilot.press("e")
-    await wait_for(pilot, lambda: isinstance(app.screen, RootsFilterDialog))
+    await wait_for_screen(pilot, RootsFilterDialog)
     dialog = app.screen
     assert isinstance(dialog, RootsFilterDialog)
     await wait_for(pilot, lambda: dialog.query("#roots-any").first(Button).is_mounted)
@@ -141,7 +141,7 @@ async def test_the_bar_button_opens_the_dialog_and_any_clears(
         sent = await open_browser(pilot, app)
         await wait_for(pilot, lambda: "with lib" in row_titles(app))
         await pilot.click("#browser-roots")
-        await wait_for(pilot, lambda: isinstance(app.screen, RootsFilterDialog))
+        await wait_for_screen(pilot, RootsFilterDialog)
         dialog = app.screen
         assert isinstance(dialog, RootsFilterDialog)
         # The offered roots (the listed sessions') add with Enter.

@@ -12,7 +12,7 @@ from textual.widgets import Button
 from acp_tui.client.transcript import MessageEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionDialog
-from tests.app.helpers import wait_for
+from tests.app.helpers import wait_for, wait_for_screen
 
 PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 """Every permission test runs on ACP v1 and on the v2 draft."""
@@ -40,7 +40,7 @@ async def test_dialog_shows_the_agents_options_and_a_key_answers(
     app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         sent = await start(pilot, app, "permission")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_screen(pilot, PermissionDialog)
         dialog = app.screen
         assert isinstance(dialog, PermissionDialog)
         labels = [str(b.label) for b in dialog.query(Button)]
@@ -66,7 +66,7 @@ async def test_escape_in_the_dialog_cancels_the_turn(
     app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:
         sent = await start(pilot, app, "permission")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionDialog))
+        await wait_for_screen(pilot, PermissionDialog)
         await pilot.press("escape")
         await wait_for(
             pilot, lambda: app.session is not None and app.session.transcript.state == "idle"

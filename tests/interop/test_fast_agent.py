@@ -15,8 +15,8 @@ import pytest
 
 from acp_tui.client.agent import connect
 from acp_tui.client.calls import session_matches
+from acp_tui.client.command import AgentCommand
 from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.process import AgentCommand
 from acp_tui.client.transcript import MessageEntry
 from acp_tui.protocol.content import TextContent
 

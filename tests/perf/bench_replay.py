@@ -40,8 +40,8 @@ async def measure(
     """One measurement; ``agent`` replaces the demo agent's command (its data dir is added)."""
     from bench_sessions import Frames, wait
 
+    from acp_tui.client.command import AgentCommand
     from acp_tui.client.launch import LaunchSpec
-    from acp_tui.client.process import AgentCommand
     from acp_tui.protocol.methods import SessionInfo
     from acp_tui.ui.app import AcpApp
     from acp_tui.ui.browser.panel import SessionBrowser

@@ -31,8 +31,8 @@ from textual.widgets import Input
 import acp_tui.client.session_list as session_list
 import acp_tui.ui.browser.rows as rows
 from acp_tui.client.agent import connect
+from acp_tui.client.command import AgentCommand
 from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.process import AgentCommand
 from acp_tui.client.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.session_list import parse_timestamp, relative_time
 from acp_tui.config.paths import HOME_ENV, get_paths

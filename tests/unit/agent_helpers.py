@@ -14,8 +14,8 @@ import pytest
 
 from acp_tui.client import agent as agent_module
 from acp_tui.client.agent import AgentClient, connect
+from acp_tui.client.command import AgentCommand
 from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.process import AgentCommand
 from acp_tui.client.session import LiveSession, PermissionHandler
 from acp_tui.client.transcript import MessageEntry, ToolCallEntry, Transcript, TranscriptEntry
 from acp_tui.protocol.client_methods import (

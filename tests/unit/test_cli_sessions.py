@@ -15,8 +15,8 @@ import anyio
 import pytest
 
 from acp_tui.cli import main
+from acp_tui.client.command import AgentCommand
 from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.process import AgentCommand
 from acp_tui.client.recorder import agent_key_for
 from acp_tui.commands.listing import parse_duration, relative_time
 from acp_tui.config.paths import Paths

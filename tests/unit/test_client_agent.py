@@ -14,6 +14,7 @@ import pytest
 from acp_tui.client.agent import AgentClient, MalformedResponse, connect
 from acp_tui.client.calls import session_matches
 from acp_tui.client.capabilities import AuthMethodInfo
+from acp_tui.client.command import AgentCommand
 from acp_tui.client.errors import (
     AgentExited,
     AgentNotFound,
@@ -22,7 +23,6 @@ from acp_tui.client.errors import (
     Unsupported,
 )
 from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.process import AgentCommand
 from acp_tui.client.session import LiveSession
 from acp_tui.client.transcript import (
     Change,

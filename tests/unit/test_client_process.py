@@ -16,9 +16,9 @@ import pytest
 from anyio.abc import ByteReceiveStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from acp_tui.client.command import AgentCommand
 from acp_tui.client.errors import AgentExited, AgentNotFound, AgentStartFailed
 from acp_tui.client.process import (
-    AgentCommand,
     AgentProcess,
     kill_live_process_groups,
     live_process_groups,

@@ -10,8 +10,8 @@ from typing import Any
 import anyio
 import pytest
 
+from acp_tui.client.command import AgentCommand
 from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.process import AgentCommand
 from acp_tui.client.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.transcript import (
     MessageEntry,
