@@ -1,6 +1,6 @@
 """Provides `acp-tui agents list|add|remove`: the configured agents, without the UI.
 
-`add` and `remove` rewrite the config file atomically (comments in it are not kept), and refuse
+`add` and `remove` edit the config file atomically (keeping its comments and layout), and refuse
 to touch a file that does not load cleanly, so the user's text is never replaced by defaults.
 Exit status: 0 on success, 2 on usage errors (including unknown or reserved names), 1 when the
 config file has problems or cannot be written; errors are one line on stderr, never a traceback.

@@ -1,4 +1,4 @@
-"""Provides the user's settings: frozen dataclasses, a forgiving TOML loader and an atomic saver."""
+"""Provides the user's settings: dataclasses, a forgiving TOML loader, a comment-keeping saver."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 import stat
 import tempfile
 import tomllib
+from collections.abc import Mapping, MutableMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -113,21 +114,20 @@ def settings_to_toml(settings: Settings) -> str:
 
 
 def save_settings(settings: Settings, path: Path) -> None:
-    """Write `settings` to `path` atomically.
+    """Write `settings` to `path` atomically, keeping the file's comments and layout.
 
-    The text goes to a temp file in the same directory, is flushed to disk, then replaces `path`
-    in one step. If anything fails the old file is left as it was, the temp file is removed and
-    the error is raised.
+    When `path` holds TOML already, only what changed is rewritten: comments, key order and
+    formatting of everything else stay as the user wrote them. The text goes to a temp file in
+    the same directory, is flushed to disk, then replaces `path` in one step. If anything fails
+    the old file is left as it was, the temp file is removed and the error is raised.
     """
-    import tomli_w
-
-    data = _to_data(settings)
+    text = _updated_text(path, _to_data(settings))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(data, handle)
+            handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(FileNotFoundError):
@@ -139,6 +139,68 @@ def save_settings(settings: Settings, path: Path) -> None:
             tmp.unlink()
         raise
     _fsync_dir(path.parent)
+
+
+def _updated_text(path: Path, data: dict[str, Any]) -> str:
+    """`data` as TOML: the text of `path` edited to hold it, or (no usable file) fresh text."""
+    # Imported here: writing is rare, and reading the settings is on the way to the first frame.
+    import tomli_w
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        document = tomlkit.parse(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, TOMLKitError):
+        return tomli_w.dumps(data)
+    _merge(document, data, ())
+    return tomlkit.dumps(document)
+
+
+def _merge(table: MutableMapping[str, Any], data: Mapping[str, Any], path: tuple[str, ...]) -> None:
+    """Make the tomlkit `table` at `path` hold `data`, touching only what changed.
+
+    Unchanged items keep their formatting and comments, a changed value keeps its line's
+    comment, and a default that the file leaves out stays out.
+    """
+    import tomlkit
+
+    defaults = _defaults_at(path)
+    for key in [key for key in table if key not in data]:
+        del table[key]
+    for key, value in data.items():
+        if key not in table:
+            if key in defaults and defaults[key] == value:
+                continue
+            if isinstance(value, dict):  # a new table: its own defaults stay out too
+                table[key] = tomlkit.table()
+                _merge(table[key], value, (*path, key))
+            else:
+                table[key] = value
+            continue
+        old = table[key]
+        if isinstance(value, dict) and isinstance(old, MutableMapping):
+            _merge(old, value, (*path, key))
+        elif _plain(old) != value:
+            new = tomlkit.item(value)
+            trivia = getattr(old, "trivia", None)
+            if trivia is not None and trivia.comment:
+                new.trivia.comment_ws, new.trivia.comment = trivia.comment_ws, trivia.comment
+            table[key] = new
+
+
+def _defaults_at(path: tuple[str, ...]) -> dict[str, Any]:
+    """The default values of the table at `path`: the top level, or one `[agents.NAME]`."""
+    if path == ():
+        return asdict(Settings())
+    if len(path) == 2 and path[0] == "agents":
+        return asdict(AgentConfig(command=""))
+    return {}
+
+
+def _plain(item: object) -> object:
+    """A tomlkit item's plain Python value."""
+    unwrap = getattr(item, "unwrap", None)
+    return unwrap() if callable(unwrap) else item
 
 
 def _defaults(problem: str) -> LoadedSettings:

@@ -55,6 +55,16 @@ def test_add_writes_the_command_exactly_as_given(acp_home: Paths) -> None:
     assert load_settings(acp_home.config_file).problems == []
 
 
+def test_add_and_remove_keep_the_files_comments(acp_home: Paths) -> None:
+    acp_home.config_dir.mkdir(parents=True)
+    text = '# mine\ntheme = "acp-dusk"  # evenings\n\n[agents.alpha]\ncommand = "a"  # old\n'
+    acp_home.config_file.write_text(text)
+    assert agents("add", "beta", "--", "b").returncode == 0
+    assert acp_home.config_file.read_text().startswith(text)
+    assert agents("remove", "beta").returncode == 0
+    assert acp_home.config_file.read_text().rstrip("\n") == text.rstrip("\n")
+
+
 def test_add_with_options(acp_home: Paths) -> None:
     result = agents(
         "add",

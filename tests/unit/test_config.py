@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import FrozenInstanceError, dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-import tomli_w
 
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import (
@@ -155,7 +154,7 @@ def test_settings_to_toml_matches_what_is_saved(config_file: Path) -> None:
     assert "default_agent" not in settings_to_toml(settings)  # None is absent, not null
 
 
-@pytest.mark.parametrize("failing", ["replace", "dump"])
+@pytest.mark.parametrize("failing", ["replace", "fsync"])
 def test_failed_save_leaves_old_file_and_no_temp_file(
     config_file: Path, monkeypatch: pytest.MonkeyPatch, failing: str
 ) -> None:
@@ -168,11 +167,62 @@ def test_failed_save_leaves_old_file_and_no_temp_file(
     if failing == "replace":
         monkeypatch.setattr(os, "replace", boom)
     else:
-        monkeypatch.setattr(tomli_w, "dump", boom)
+        monkeypatch.setattr(os, "fsync", boom)
     with pytest.raises(OSError, match="No space left"):
         save_settings(Settings(theme="new"), config_file)
     assert config_file.read_bytes() == before
     assert os.listdir(config_file.parent) == [config_file.name]
+
+
+COMMENTED = """\
+# My acp-tui settings.
+default_agent = "a"
+theme = "acp-dusk"  # dark, for the evening
+
+[agents.a]
+# The one I use most.
+command = "agent"
+args = ["--acp"]  # required
+env = { K = "v" }
+
+# Kept for the old project.
+[agents.b]
+command = "b"
+"""
+
+
+def test_saving_keeps_the_comments_and_layout_of_what_did_not_change(config_file: Path) -> None:
+    config_file.write_text(COMMENTED)
+    loaded = load_settings(config_file).settings
+    save_settings(replace(loaded, theme="acp-paper"), config_file)
+    assert config_file.read_text() == COMMENTED.replace('"acp-dusk"', '"acp-paper"')
+
+
+def test_saving_removes_what_is_gone_and_adds_what_is_new(config_file: Path) -> None:
+    config_file.write_text(COMMENTED)
+    loaded = load_settings(config_file).settings
+    agents = {
+        "a": replace(loaded.agents["a"], env={"K": "v", "L": "w"}),
+        "c": AgentConfig(command="c"),
+    }
+    settings = replace(loaded, default_agent=None, show_thoughts=False, agents=agents)
+    save_settings(settings, config_file)
+    text = config_file.read_text()
+    assert load_settings(config_file) == load_settings(config_file)  # no problems, stable
+    assert load_settings(config_file).settings == settings
+    assert "# My acp-tui settings." in text
+    assert "# The one I use most." in text
+    assert 'args = ["--acp"]  # required' in text
+    assert "[agents.b]" not in text
+    assert "default_agent" not in text
+    assert text.index("show_thoughts = false") < text.index("[agents.a]")
+    assert "protocol" not in text  # defaults the file left out stay out
+
+
+def test_saving_over_a_file_that_is_not_toml_writes_it_afresh(config_file: Path) -> None:
+    config_file.write_text("theme = = nonsense\n")
+    save_settings(Settings(theme="acp-paper"), config_file)
+    assert config_file.read_text() == settings_to_toml(Settings(theme="acp-paper"))
 
 
 def test_every_problem_in_the_file_is_reported(config_file: Path) -> None:
