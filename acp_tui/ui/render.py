@@ -56,6 +56,8 @@ class Styles(NamedTuple):
     notice: Style = Style(dim=True, italic=True)
     warning: Style = Style(color="yellow")
     error: Style = Style(color="red", bold=True)
+    inline_code: Style = Style(bold=True, color="cyan")
+    """Markdown's `inline code` (Rich's own "on black" is harsh on a light theme)."""
     code_theme: str = "monokai"
 
 

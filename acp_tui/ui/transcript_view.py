@@ -20,6 +20,7 @@ from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
+from rich.theme import Theme
 from textual import events
 from textual.geometry import Offset, Size
 from textual.reactive import var
@@ -122,6 +123,7 @@ class TranscriptView(ScrollView, can_focus=True):
         "transcript--notice",
         "transcript--warning",
         "transcript--error",
+        "transcript--code",
     }
 
     DEFAULT_CSS = """
@@ -139,6 +141,7 @@ class TranscriptView(ScrollView, can_focus=True):
         & > .transcript--notice { color: $text-muted; text-style: italic; }
         & > .transcript--warning { color: $text-warning; }
         & > .transcript--error { color: $text-error; text-style: bold; }
+        & > .transcript--code { color: $text-accent; background: $foreground 8%; }
     }
     """
 
@@ -159,6 +162,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._missing = False
         self._width = 0
         self._styles: Styles | None = None
+        self._rich_theme = Theme()  # what Rich's markdown styles by name, from `_styles`
         self._expanded: dict[int, bool] = {}
         self._follow = True
         self._seen_scroll_y = 0
@@ -255,8 +259,10 @@ class TranscriptView(ScrollView, can_focus=True):
                 notice=style("transcript--notice"),
                 warning=style("transcript--warning"),
                 error=style("transcript--error"),
+                inline_code=style("transcript--code"),
                 code_theme="monokai" if dark else "default",
             )
+            self._rich_theme = Theme({"markdown.code": self._styles.inline_code})
         return self._styles
 
     @property
@@ -460,7 +466,8 @@ class TranscriptView(ScrollView, can_focus=True):
                 renderable = render_piece(unit.piece, styles)
             else:
                 renderable = render_plain_piece(unit.piece, entry.role, styles)
-        unit.strips = self.lines_of(renderable, self.app.console, self._width)
+        with self.app.console.use_theme(self._rich_theme):
+            unit.strips = self.lines_of(renderable, self.app.console, self._width)
         if unit.height != len(unit.strips):
             unit.height = len(unit.strips)
             layout = self._layouts[index]

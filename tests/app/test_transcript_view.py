@@ -76,6 +76,24 @@ async def test_markup_and_escapes_are_shown_literally() -> None:
                 assert segment.style is None or "@click" not in segment.style.meta
 
 
+async def test_inline_code_takes_its_colours_from_the_theme() -> None:
+    transcript = Transcript("s")
+    transcript.apply(agent("Call `greet` now."))
+    app = ViewApp(transcript)
+    app.theme = "textual-light"
+    async with app.run_test(size=(60, 10)) as pilot:
+        view = app.query_one(TranscriptView)
+        await settle(pilot, view)
+        [line] = [i for i, text in enumerate(view.plain_lines()) if "greet" in text]
+        [code] = [s for s in view.line_strip(line) if s.text == "greet"]
+        expected = view.get_component_rich_style("transcript--code", partial=False)
+        assert code.style is not None
+        assert code.style.bgcolor == expected.bgcolor
+        assert code.style.color == expected.color
+        assert code.style.bgcolor is not None
+        assert code.style.bgcolor.name != "black"
+
+
 async def test_thought_collapses_and_expands_on_click_and_hides_by_setting() -> None:
     transcript = Transcript("s")
     thought = "Pondering the question deeply. " * 8 + "\nMore."
