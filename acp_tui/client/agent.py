@@ -23,6 +23,7 @@ from acp_tui import __version__
 from acp_tui.client.calls import SessionCalls, TurnWaiter
 from acp_tui.client.capabilities import Capabilities
 from acp_tui.client.dialect import (
+    AgentTerminalChanged,
     Dialect,
     Event,
     MessageReplaced,
@@ -237,7 +238,8 @@ class AgentClient(SessionCalls):
                 updates = apply_event(session.transcript, event)
             else:
                 self._keep_early(session_id, event)
-                if not isinstance(event, MessageReplaced | ToolContentAppended):
+                neutral = MessageReplaced | ToolContentAppended | AgentTerminalChanged
+                if not isinstance(event, neutral):
                     updates = [event]
             for update in updates:
                 for listener in list(self.session_listeners):

@@ -9,6 +9,8 @@ appended tool-call content item and a turn-state change. ``dialect_for(version)`
 
 from __future__ import annotations
 
+import base64
+import binascii
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,7 +93,29 @@ class ToolContentAppended:
     item: ToolCallContent
 
 
-Event = v1u.SessionUpdate | TurnStateChanged | MessageReplaced | ToolContentAppended
+@dataclass(frozen=True, slots=True)
+class AgentTerminalChanged:
+    """An agent-owned, display-only terminal (v2 ``terminal_update``/``terminal_output_chunk``).
+
+    ``output`` is more of its output, or all of it when ``replace``; ``exited`` None leaves its
+    exit as it was, else says whether it has ended (with ``exit_code`` and ``signal``).
+    """
+
+    terminal_id: str
+    output: bytes = b""
+    replace: bool = False
+    exited: bool | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+
+
+Event = (
+    v1u.SessionUpdate
+    | TurnStateChanged
+    | MessageReplaced
+    | ToolContentAppended
+    | AgentTerminalChanged
+)
 """What a `session/update` becomes: a shared (v1-shaped) update or a neutral event."""
 
 
@@ -114,6 +138,15 @@ def apply_event(transcript: Any, event: Event) -> list[v1u.SessionUpdate]:
         for block in blocks:
             chunks.append(chunk(content=block, message_id=event.message_id))
         return chunks
+    if isinstance(event, AgentTerminalChanged):
+        # Display only, and not recorded: a local copy shows the tool call without its output.
+        if event.output or event.replace:
+            transcript.agent_terminal_output(event.terminal_id, event.output, replace=event.replace)
+        if event.exited is not None:
+            transcript.agent_terminal_exit(
+                event.terminal_id, event.exited, event.exit_code, event.signal
+            )
+        return []
     if isinstance(event, ToolContentAppended):
         entry = transcript.append_tool_content(event.tool_call_id, [event.item])
         whole = v1u.ToolCallProgress.model_construct(
@@ -493,7 +526,11 @@ class V2Dialect(Dialect):
             return [v1u.ConfigOptionUpdate(config_options=options)]
         if isinstance(update, v1u.SessionInfoUpdate | v1u.UsageUpdate):
             return [update]
-        # terminal_update, terminal_output_chunk, unknown and `_custom` kinds: kept as unknown.
+        if isinstance(update, v2u.TerminalUpdate):
+            return [agent_terminal_update(update)]
+        if isinstance(update, v2u.TerminalOutputChunk):
+            return [AgentTerminalChanged(update.terminal_id, _base64(update.data))]
+        # Unknown and `_custom` kinds: kept as unknown.
         wire = update.to_wire() if isinstance(update, WireModel) else {}
         return [v1u.UnknownSessionUpdate.model_validate(wire)]
 
@@ -559,3 +596,27 @@ def dialect_for(version: int, client_capabilities: ClientCapabilities | None = N
     if version == 2:
         return V2Dialect()
     return V1Dialect(client_capabilities)
+
+
+def agent_terminal_update(update: v2u.TerminalUpdate) -> AgentTerminalChanged:
+    """A v2 ``terminal_update``: omitted fields change nothing, a null ``exitStatus`` clears."""
+    fields = update.model_fields_set
+    output = update.output
+    status = update.exit_status
+    exited = None if "exit_status" not in fields else status is not None
+    return AgentTerminalChanged(
+        update.terminal_id,
+        b"" if output is None else _base64(output.data),
+        replace=output is not None,
+        exited=exited,
+        exit_code=None if status is None else status.exit_code,
+        signal=None if status is None else status.signal,
+    )
+
+
+def _base64(data: str) -> bytes:
+    """Terminal bytes from the wire; malformed base64 is shown as it came."""
+    try:
+        return base64.b64decode(data, validate=True)
+    except binascii.Error:
+        return data.encode("utf-8", "replace")

@@ -151,10 +151,13 @@ class LiveSession:
             self._terminals_gone.set()
 
     def terminal_output(self, terminal_id: str) -> TerminalOutput | None:
-        """What a terminal printed, also after it was released (for display)."""
-        if self._terminals is None:
-            return None
-        return self._terminals.snapshot(terminal_id)
+        """What a terminal printed, also after it was released (for display): one of the
+        client's, or one the agent owns and reports in updates (ACP v2)."""
+        own = None if self._terminals is None else self._terminals.snapshot(terminal_id)
+        if own is not None:
+            return own
+        agents = self.transcript.agent_terminals.get(terminal_id)
+        return None if agents is None else agents.snapshot()
 
     async def handle_terminal(self, method: str, params: Any) -> dict[str, Any]:
         terms = await self.terminals()

@@ -69,6 +69,39 @@ def _trim_start(data: bytes | bytearray, limit: int) -> int:
     return cut
 
 
+AGENT_TERMINAL_LIMIT = 1_000_000
+"""How many bytes of an agent-owned terminal's output are kept (the latest)."""
+
+
+class AgentTerminal:
+    """An agent-owned, display-only terminal (ACP v2): its output as the agent reports it."""
+
+    def __init__(self, limit: int = AGENT_TERMINAL_LIMIT) -> None:
+        self.buffer = bytearray()
+        self.limit = limit
+        self.truncated = False
+        self.exited = False
+        self.exit_code: int | None = None
+        self.signal: str | None = None
+
+    def add(self, data: bytes, *, replace: bool = False) -> None:
+        """More output (``replace``: all of it); only the last ``limit`` bytes are kept."""
+        if replace:
+            self.buffer, self.truncated = bytearray(), False
+        self.buffer += data
+        cut = _trim_start(self.buffer, self.limit)
+        if cut:
+            del self.buffer[:cut]
+            self.truncated = True
+
+    def set_exit(self, exited: bool, exit_code: int | None = None, sig: str | None = None) -> None:
+        self.exited, self.exit_code, self.signal = exited, exit_code, sig
+
+    def snapshot(self) -> TerminalOutput:
+        text = bytes(self.buffer).decode("utf-8", "replace")
+        return TerminalOutput(text, self.truncated, self.exit_code, self.signal, self.exited)
+
+
 class _Terminal:
     def __init__(self, terminal_id: str, process: Process, limit: int) -> None:
         self.id = terminal_id

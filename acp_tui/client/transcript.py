@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from acp_tui.client.terminals import AgentTerminal
 from acp_tui.protocol.content import (
     AudioContent,
     ContentBlock,
@@ -177,6 +178,8 @@ class Transcript:
         self._tool_calls: dict[str, int] = {}
         self._plan_index: int | None = None
         self._terminals: dict[str, set[int]] = {}
+        self.agent_terminals: dict[str, AgentTerminal] = {}
+        """The agent-owned terminals (ACP v2) by id; client terminals live in the session."""
         self._echo_index: int | None = None
         self._listeners: list[Listener] = []
 
@@ -361,10 +364,24 @@ class Transcript:
                 self._terminals.setdefault(item.terminal_id, set()).add(index)
 
     def terminal_changed(self, terminal_id: str) -> None:
-        """A client terminal printed more: the tool calls showing it need a redraw."""
+        """A terminal printed more or ended: the tool calls showing it need a redraw."""
         for index in sorted(self._terminals.get(terminal_id, ())):
             self.entries[index].touch()
             self._updated(index)
+
+    def agent_terminal_output(self, terminal_id: str, data: bytes, *, replace: bool) -> None:
+        """An agent-owned terminal's output: more of it, or (``replace``) all of it."""
+        terminal = self.agent_terminals.setdefault(terminal_id, AgentTerminal())
+        terminal.add(data, replace=replace)
+        self.terminal_changed(terminal_id)
+
+    def agent_terminal_exit(
+        self, terminal_id: str, exited: bool, exit_code: int | None, signal: str | None
+    ) -> None:
+        """An agent-owned terminal ended (or, ``exited`` False, runs again)."""
+        terminal = self.agent_terminals.setdefault(terminal_id, AgentTerminal())
+        terminal.set_exit(exited, exit_code, signal)
+        self.terminal_changed(terminal_id)
 
     @staticmethod
     def _fill_tool_call(entry: ToolCallEntry, update: ToolCallStart | ToolCallProgress) -> None:

@@ -3,6 +3,8 @@ in the shared models (replace vs append, three-state patches, open enums)."""
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
 from typing import Any
 
 from acp_tui.client.dialect import (
@@ -14,6 +16,7 @@ from acp_tui.client.dialect import (
     V2Dialect,
     apply_event,
 )
+from acp_tui.client.session import LiveSession
 from acp_tui.client.transcript import MessageEntry, ToolCallEntry, Transcript
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.session_config import SessionConfigSelect, SessionConfigSelectGroup
@@ -247,6 +250,86 @@ def test_state_plan_config_and_unknown_updates() -> None:
         }
     )
     assert isinstance(appended, ToolContentAppended)
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def test_agent_owned_terminals_show_in_their_tool_call() -> None:
+    transcript = Transcript("s")
+    feed(
+        transcript,
+        {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": "Run tests"},
+        {
+            "sessionUpdate": "tool_call_content_chunk",
+            "toolCallId": "c",
+            "content": {"type": "terminal", "terminalId": "t1"},
+        },
+    )
+    (call,) = transcript.entries
+    revision = call.revision
+    recorded = feed(
+        transcript,
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "t1",
+            "command": "cargo test",
+            "output": {"data": b64(b"running 3 tests\r\n")},
+        },
+        {"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": b64(b"ok \xe2\x9c")},
+        {"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": b64(b"\x93\n")},
+    )
+    assert recorded == []  # display only: nothing for the recorder
+    assert call.revision > revision  # the tool call is drawn again
+    out = transcript.agent_terminals["t1"].snapshot()
+    assert out.output == "running 3 tests\r\nok ✓\n"  # a character split across chunks
+    assert not out.exited
+    feed(
+        transcript,
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "t1",
+            "exitStatus": {"exitCode": 0, "signal": None},
+        },
+    )
+    out = transcript.agent_terminals["t1"].snapshot()
+    assert (out.exited, out.exit_code, out.output) == (True, 0, "running 3 tests\r\nok ✓\n")
+    feed(
+        transcript,
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "t1",
+            "output": {"data": b64(b"again\n")},  # output replaces
+            "exitStatus": None,  # null clears: it runs again
+        },
+    )
+    out = transcript.agent_terminals["t1"].snapshot()
+    assert (out.output, out.exited, out.exit_code) == ("again\n", False, None)
+
+
+def test_agent_terminal_output_is_bounded_and_malformed_base64_shown_as_is() -> None:
+    transcript = Transcript("s")
+    feed(transcript, {"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": "no!"})
+    assert transcript.agent_terminals["t"].snapshot().output == "no!"
+    terminal = transcript.agent_terminals["t"]
+    terminal.limit = 10
+    terminal.add("é".encode() * 8)  # 16 bytes: cut at a character boundary
+    out = terminal.snapshot()
+    assert out.truncated
+    assert out.output == "é" * 5
+
+
+def test_the_session_looks_agent_owned_terminals_up_for_display(tmp_path: Path) -> None:
+    session = LiveSession("s", tmp_path)
+    assert session.terminal_output("t1") is None
+    feed(
+        session.transcript,
+        {"sessionUpdate": "terminal_output_chunk", "terminalId": "t1", "data": b64(b"hi")},
+    )
+    out = session.terminal_output("t1")
+    assert out is not None
+    assert out.output == "hi"
 
 
 def test_permission_requests_in_the_handlers_shape() -> None:
