@@ -57,6 +57,8 @@ class ClientCaps:
     terminal: bool = False
     boolean_config: bool = False
     terminal_auth: bool = False
+    agent_terminals: bool = False
+    """ACP v2: no client terminals; the agent runs commands itself and reports their output."""
 
     @classmethod
     def from_wire(cls, caps: Any) -> ClientCaps:

@@ -30,7 +30,8 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
   permission        session/request_permission with allow/reject once/always
   read [PATH]       fs/read_text_file of PATH or <cwd>/README.md
   write             fs/write_text_file of <cwd>/demo-output.txt
-  terminal, run     terminal/create + wait_for_exit + output + release
+  terminal, run     terminal/create + wait_for_exit + output + release (v2: runs it
+                    itself, shown with terminal_update + terminal_output_chunk)
   slow              a slow reply, 50 ms between all chunks (for cancel tests)
   malformed         write a non-JSON line to stdout, then carry on
   huge              one 20 MB agent_message_chunk

@@ -7,6 +7,7 @@ interesting cases a client author wants to see rendered.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import os
 from typing import Any
@@ -166,6 +167,9 @@ async def write(ctx: TurnContext) -> str | None:
 async def terminal(ctx: TurnContext) -> str | None:
     command = {"command": TERMINAL_COMMAND, "args": TERMINAL_ARGS}
     call_id = await ctx.tool_call(f"Run {TERMINAL_COMMAND}", "execute", raw_input=command)
+    if ctx.client.agent_terminals:
+        await agent_owned_terminal(ctx, call_id)
+        return None
     if not ctx.client.terminal:
         await ctx.tool_update(call_id, status="failed")
         await ctx.say("I wanted to run a command, but the client did not advertise `terminal`.")
@@ -213,3 +217,38 @@ async def terminal(ctx: TurnContext) -> str | None:
     how = f"was killed by {signal}" if signal else f"exited with code {code}"
     await ctx.say(f"`{TERMINAL_COMMAND}` {how} and printed:\n\n{_fence(text)}\n")
     return None
+
+
+async def agent_owned_terminal(ctx: TurnContext, call_id: str) -> None:
+    """ACP v2: run the command here and show it as an agent-owned terminal, line by line."""
+    terminal_id = f"term_{call_id}"
+    argv = [TERMINAL_COMMAND, *TERMINAL_ARGS]
+    shown = " ".join(argv)
+    await ctx.tool_update(
+        call_id, status="in_progress", content=[{"type": "terminal", "terminalId": terminal_id}]
+    )
+    await ctx.emit(
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": terminal_id,
+            "command": shown,
+            "cwd": ctx.cwd,
+        }
+    )
+    result = await anyio.run_process(argv, cwd=ctx.cwd, check=False)
+    for line in result.stdout.splitlines(keepends=True):
+        data = base64.b64encode(line).decode("ascii")
+        await ctx.emit(
+            {"sessionUpdate": "terminal_output_chunk", "terminalId": terminal_id, "data": data}
+        )
+        await ctx.pause()
+    code = result.returncode
+    exit_status = {"exitCode": code, "signal": None}
+    await ctx.emit(
+        {"sessionUpdate": "terminal_update", "terminalId": terminal_id, "exitStatus": exit_status}
+    )
+    await ctx.tool_update(
+        call_id, status="completed" if code == 0 else "failed", rawOutput=exit_status
+    )
+    text = result.stdout.decode("utf-8", "replace")
+    await ctx.say(f"`{TERMINAL_COMMAND}` exited with code {code} and printed:\n\n{_fence(text)}\n")

@@ -163,7 +163,9 @@ class V2Dialect:
         auth = caps.get("auth") if isinstance(caps, dict) else None
         terminal_auth = isinstance(auth, dict) and isinstance(auth.get("terminal"), dict)
         # No fs/terminal in v2; boolean config options need no client capability.
-        agent.client = ClientCaps(boolean_config=True, terminal_auth=terminal_auth)
+        agent.client = ClientCaps(
+            boolean_config=True, terminal_auth=terminal_auth, agent_terminals=True
+        )
         log.info("speaking ACP v2 (draft); client capabilities %s", agent.client)
         session: dict[str, Any] = {"prompt": {"embeddedContext": {}}, "mcp": {"stdio": {}}}
         session.update({m: {} for m in OPTIONAL_MARKERS if agent.options.has(m)})

@@ -60,3 +60,23 @@ async def test_v2_falls_back_to_v1_when_the_agent_answers_1(
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         assert "ACP v1" in app.chat.status_text()
+
+
+async def test_v2_agent_owned_terminal_shows_its_output_in_the_tool_call(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app(protocol=2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"terminal", "enter")
+        view = app.chat.query_one(TranscriptView)
+        await wait_for(pilot, lambda: idle(app))
+
+        def shown() -> str:
+            return "\n".join(view.plain_lines())
+
+        await wait_for(pilot, lambda: "└ exit code 0" in shown())
+        text = shown()
+        assert "│ hello from the demo agent" in text
+        assert "│ a second line" in text
+        assert "unknown" not in text.lower()  # no longer a quiet "unknown update" notice

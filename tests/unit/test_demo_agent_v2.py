@@ -3,6 +3,7 @@ method table, the accepted-then-streamed turn, resume with ``replayFrom`` and v2
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,7 @@ async def test_a_turn_is_accepted_then_streamed_to_idle(data_dir: Path, tmp_path
         plans = [u["plan"] for u in updates if kind(u) == "plan_update"]
         assert {p["planId"] for p in plans} == {"plan"}
         assert all(p["type"] == "items" for p in plans)
-        chunks = [u for u in updates if kind(u).endswith("_chunk")]
+        chunks = [u for u in updates if kind(u).endswith("_chunk") and "content" in u]
         assert all(u["messageId"] for u in chunks)
         diffs = [
             item
@@ -121,10 +122,27 @@ async def test_a_turn_is_accepted_then_streamed_to_idle(data_dir: Path, tmp_path
         ]
         assert diffs
         assert all("changes" in d and d["patch"]["format"] == "git_patch" for d in diffs)
-        # No fs/* or terminal/* in v2: the agent says why instead of asking.
+        # No fs/* or terminal/* in v2: the agent says why instead of asking, and runs the
+        # command itself, shown as an agent-owned terminal.
         assert client.requests == []
         text = "".join(u["content"]["text"] for u in chunks if kind(u) == "agent_message_chunk")
         assert "did not advertise `fs.readTextFile`" in text
+        terminals = [u for u in updates if kind(u) in ("terminal_update", "terminal_output_chunk")]
+        (terminal_id,) = {u["terminalId"] for u in terminals}
+        output = b"".join(
+            base64.b64decode(u["data"]) for u in terminals if kind(u) == "terminal_output_chunk"
+        )
+        assert output == b"hello from the demo agent\na second line\n"
+        assert terminals[0]["command"].startswith("printf")
+        assert terminals[-1]["exitStatus"] == {"exitCode": 0, "signal": None}
+        shown = [
+            item
+            for u in updates
+            if kind(u) == "tool_call_update"
+            for item in u.get("content") or []
+            if item["type"] == "terminal"
+        ]
+        assert shown == [{"type": "terminal", "terminalId": terminal_id}]
 
 
 @pytest.mark.parametrize(
