@@ -7,13 +7,12 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from acp_tui.client.dialect import (
-    ChangesContent,
+from acp_tui.client.dialect import PermissionRequestView
+from acp_tui.client.dialect_v2 import ChangesContent, V2Dialect
+from acp_tui.client.events import (
     MessageReplaced,
-    PermissionRequestView,
     ToolContentAppended,
     TurnStateChanged,
-    V2Dialect,
     apply_event,
 )
 from acp_tui.client.session import LiveSession
