@@ -235,7 +235,12 @@ async def agent_owned_terminal(ctx: TurnContext, call_id: str) -> None:
             "cwd": ctx.cwd,
         }
     )
-    result = await anyio.run_process(argv, cwd=ctx.cwd, check=False)
+    try:
+        result = await anyio.run_process(argv, cwd=ctx.cwd, check=False)
+    except OSError as exc:
+        await ctx.tool_update(call_id, status="failed")
+        await ctx.say(f"Running `{TERMINAL_COMMAND}` failed: {exc}")
+        return
     for line in result.stdout.splitlines(keepends=True):
         data = base64.b64encode(line).decode("ascii")
         await ctx.emit(
