@@ -42,9 +42,9 @@ class AcpApp(SessionActions, AgentHost):
     CSS_PATH = "app.tcss"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("ctrl+r", "restart_agent", "Restart agent"),
+        Binding("ctrl+r", "restart_agent", "Restart", tooltip="Restart the agent"),
         Binding("ctrl+s", "export_transcript", "Export"),
-        Binding("ctrl+n", "new_session_with_roots", "New session"),
+        Binding("ctrl+n", "new_session_with_roots", "New", tooltip="A new session, with its roots"),
         Binding("ctrl+b", "toggle_browser", "Sessions"),
     ]
 

@@ -41,7 +41,7 @@ class ChatScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
-        Binding("ctrl+o", "copy_last_reply", "Copy reply"),
+        Binding("ctrl+o", "copy_last_reply", "Copy", tooltip="Copy the last reply"),
         Binding("ctrl+t", "toggle_thoughts", "Thoughts", show=False),
     ]
 
@@ -70,7 +70,7 @@ class ChatScreen(Screen[None]):
             yield Static(id="transcript-stand-in", classes="stand-in")
             yield Static(id="session-options-stand-in", classes="stand-in")
             yield PromptInput(id="prompt")
-        yield Footer()
+        yield Footer(compact=True)  # every key fits in 80 columns
 
     def on_mount(self) -> None:
         prompt = self.query_one(PromptInput)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from acp_tui.client.session import LiveSession
     from acp_tui.client.transcript import Change
 
-PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ attach a file"
+PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ files"
 
 
 class PromptInput(TextArea):
