@@ -13,10 +13,16 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn
 
 from acp_tui import __version__
 from acp_tui.client.launch import LaunchError, agent_choices, check_supported, resolve_launch
+from acp_tui.commands.usage import (
+    Parser,
+    UsageError,
+    check_agent_choice,
+    exit_status,
+    split_agent_command,
+)
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
 
@@ -41,17 +47,6 @@ To open a directory named like a subcommand, write ./NAME.
 """
 
 
-class UsageError(Exception):
-    """Bad arguments; reported as one line and exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argparse parser that raises instead of printing the usage block and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `acp-tui` with `argv` (default: `sys.argv[1:]`) and return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -68,13 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # argparse's --help and --version
-        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        return exit_status(exc)
     except KeyboardInterrupt:
         return 130
 
 
-def _chat_parser() -> _Parser:
-    parser = _Parser(
+def _chat_parser() -> Parser:
+    parser = Parser(
         prog=PROG,
         usage=USAGE,
         description="A terminal client for the Agent Client Protocol (ACP).",
@@ -104,16 +99,9 @@ def _chat_parser() -> _Parser:
 
 
 def _chat(args: list[str]) -> int:
-    command: list[str] | None = None
-    if "--" in args:
-        split = args.index("--")
-        args, command = args[:split], args[split + 1 :]
+    args, command = split_agent_command(args)
     options = _chat_parser().parse_args(args)
-    if command is not None:
-        if options.agent is not None:
-            raise UsageError("use either -a NAME or -- COMMAND, not both")
-        if not command:
-            raise UsageError("expected an agent command after '--'")
+    check_agent_choice(options.agent, command)
     cwd = _session_dir(options.dir)
     extra_roots = _extra_roots(options.add_dir, cwd)
     if extra_roots is None:
@@ -187,7 +175,7 @@ def _load_and_warn(config_file: Path) -> LoadedSettings:
 
 
 def _config(args: list[str]) -> int:
-    parser = _Parser(prog=f"{PROG} config", description="Inspect the configuration file.")
+    parser = Parser(prog=f"{PROG} config", description="Inspect the configuration file.")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("path", help="print the path of the config file")
     actions.add_parser("show", help="print the settings in effect as TOML (problems on stderr)")

@@ -14,9 +14,14 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn
 
 from acp_tui.client.launch import DEMO_AGENT_NAME
+from acp_tui.commands.usage import (
+    Parser,
+    UsageError,
+    exit_status,
+    split_agent_command,
+)
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import AgentConfig, Settings, load_settings, save_settings
 
@@ -41,10 +46,6 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class UsageError(Exception):
-    """Bad arguments; one line on stderr and exit status 2."""
-
-
 class ConfigError(Exception):
     """The config file cannot be changed; one line per problem on stderr and exit status 1."""
 
@@ -53,17 +54,9 @@ class ConfigError(Exception):
         self.lines = lines
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def agents_command(args: list[str]) -> int:
     """Run ``acp-tui agents ARGS`` and return the exit status."""
-    command: list[str] | None = None
-    if "--" in args:
-        split = args.index("--")
-        args, command = args[:split], args[split + 1 :]
+    args, command = split_agent_command(args)
     try:
         options = _parser().parse_args(args)
         if options.action == "list":
@@ -81,11 +74,11 @@ def agents_command(args: list[str]) -> int:
             print(f"{PROG}: error: {line}", file=sys.stderr)
         return 1
     except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        return exit_status(exc)
 
 
-def _parser() -> _Parser:
-    parser = _Parser(
+def _parser() -> Parser:
+    parser = Parser(
         prog=PROG,
         description="List, add and remove the agents in the config file.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import NoReturn
 
 import anyio
 import anyio.from_thread
@@ -33,6 +32,13 @@ from acp_tui.client.errors import AgentError, Unsupported
 from acp_tui.client.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
 from acp_tui.client.recorder import agent_key_for
 from acp_tui.commands.listing import Scope, list_all, parse_duration, plural, table, warn
+from acp_tui.commands.usage import (
+    Parser,
+    UsageError,
+    check_agent_choice,
+    exit_status,
+    split_agent_command,
+)
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import load_settings
 from acp_tui.protocol.jsonrpc import RpcError
@@ -67,15 +73,6 @@ examples:
 )
 
 
-class UsageError(Exception):
-    """Bad arguments; one line on stderr and exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 def sessions_command(args: list[str]) -> int:
     """Run ``acp-tui sessions ARGS`` and return the exit status."""
     try:
@@ -87,7 +84,7 @@ def sessions_command(args: list[str]) -> int:
         print(f"acp-tui: error: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        return exit_status(exc)
     except OSError as exc:  # e.g. the current directory was removed
         print(f"acp-tui: error: {exc}", file=sys.stderr)
         return 1
@@ -102,8 +99,8 @@ def sessions_command(args: list[str]) -> int:
 # -- arguments -------------------------------------------------------------------------------
 
 
-def _parser() -> _Parser:
-    agent = _Parser(add_help=False)
+def _parser() -> Parser:
+    agent = Parser(add_help=False)
     agent.add_argument("-a", "--agent", metavar="NAME", help="the configured agent to start")
     agent.add_argument(
         "--protocol",
@@ -112,7 +109,7 @@ def _parser() -> _Parser:
         help="the ACP protocol version to speak (2 is the draft, opt-in; default: the agent's "
         "configured one, else 1)",
     )
-    scope = _Parser(add_help=False)
+    scope = Parser(add_help=False)
     where = scope.add_mutually_exclusive_group()
     where.add_argument("--all", action="store_true", help="sessions of every directory")
     where.add_argument("--cwd", metavar="DIR", help="sessions of DIR (default: the current one)")
@@ -123,10 +120,10 @@ def _parser() -> _Parser:
         dest="add_dirs",
         help="only sessions with exactly these extra roots, in this order (repeatable)",
     )
-    confirm = _Parser(add_help=False)
+    confirm = Parser(add_help=False)
     confirm.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
 
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         usage=USAGE,
         description="List, delete and prune an agent's sessions without the UI.",
@@ -184,16 +181,9 @@ class _Job:
 
 def _prepare(args: list[str]) -> _Job:
     """Parse and check everything that can be checked before the agent starts."""
-    command: list[str] | None = None
-    if "--" in args:
-        split = args.index("--")
-        args, command = args[:split], args[split + 1 :]
+    args, command = split_agent_command(args)
     options = _parser().parse_args(args)
-    if command is not None:
-        if options.agent is not None:
-            raise UsageError("use either -a NAME or -- COMMAND, not both")
-        if not command:
-            raise UsageError("expected an agent command after '--'")
+    check_agent_choice(options.agent, command)
 
     scope = Scope(cwd=None)
     if options.action in ("list", "prune"):

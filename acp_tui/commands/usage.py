@@ -1,0 +1,48 @@
+"""Provides what every `acp-tui` command line shares: usage errors and the agent command.
+
+Each command reports bad arguments the same way (one line on stderr, exit status 2), so its
+parser raises `UsageError` instead of printing argparse's usage block. An agent is named with
+``-a NAME`` or given after ``--`` as a command line; `split_agent_command` and
+`check_agent_choice` take that apart the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+__all__ = ["Parser", "UsageError", "check_agent_choice", "exit_status", "split_agent_command"]
+
+
+class UsageError(Exception):
+    """Bad arguments; one line on stderr and exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser that raises `UsageError` instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def split_agent_command(args: list[str]) -> tuple[list[str], list[str] | None]:
+    """``args`` before the first ``--``, and the agent command after it (None without one)."""
+    if "--" not in args:
+        return args, None
+    split = args.index("--")
+    return args[:split], args[split + 1 :]
+
+
+def check_agent_choice(agent: str | None, command: list[str] | None) -> None:
+    """Refuse ``-a NAME`` together with ``-- COMMAND``, and a ``--`` with nothing after it."""
+    if command is None:
+        return
+    if agent is not None:
+        raise UsageError("use either -a NAME or -- COMMAND, not both")
+    if not command:
+        raise UsageError("expected an agent command after '--'")
+
+
+def exit_status(exc: SystemExit) -> int:
+    """The exit status argparse meant when it exited (``--help``, ``--version``)."""
+    return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
