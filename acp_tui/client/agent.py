@@ -33,6 +33,7 @@ from acp_tui.client.events import (
     apply_event,
 )
 from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.listeners import Listeners
 from acp_tui.client.process import AgentProcess, spawn_agent
 from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
 from acp_tui.config.paths import Paths, get_paths
@@ -49,7 +50,8 @@ CLIENT_INFO = Implementation(name="acp-tui", title="acp-tui", version=__version_
 
 _R = TypeVar("_R", bound=WireModel)
 
-SessionInfoListener = Callable[[str, SessionUpdate], None]
+UpdateListener = Callable[[str, SessionUpdate], object]
+"""Sees every `session/update` of every session, as ``(session_id, update)``."""
 
 EARLY_SESSIONS = 8
 EARLY_UPDATES = 256
@@ -99,7 +101,9 @@ class AgentClient(SessionCalls):
         self.early_updates: dict[str, list[Event]] = {}
         """Updates for a session id not registered yet: an agent may send some (commands) right
         after its `session/new` reply, before the awaiting call has registered the session."""
-        self.session_listeners: list[SessionInfoListener] = []
+        self.updates: Listeners[[str, SessionUpdate]] = Listeners("session update listener")
+        """Every update of every session, after the session's transcript has it (see
+        ``subscribe``)."""
         self.capabilities = Capabilities(protocol_version=launch.protocol_version)
         self.initialize_result: WireModel | None = None
         """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
@@ -186,6 +190,14 @@ class AgentClient(SessionCalls):
         self.capabilities = capabilities
         return self.capabilities
 
+    def subscribe(self, listener: UpdateListener, *, first: bool = False) -> Callable[[], None]:
+        """Call ``listener(session_id, update)`` for every update; returns the unsubscriber.
+
+        ``first`` serves it before every other listener (the recorder); a listener that raises
+        is logged and stops neither the others nor the read loop.
+        """
+        return self.updates.subscribe(listener, first=first)
+
     # -- incoming ------------------------------------------------------------------------------
 
     def _session_for(self, params: Any) -> LiveSession:
@@ -241,8 +253,7 @@ class AgentClient(SessionCalls):
                 if not isinstance(event, neutral):
                     updates = [event]
             for update in updates:
-                for listener in list(self.session_listeners):
-                    listener(session_id, update)
+                self.updates.emit(session_id, update)
 
     def _turn_state(self, session: LiveSession, event: TurnStateChanged) -> None:
         """A v2 ``state_update``: idle ends the prompt waiting for it (or a background turn)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -93,25 +93,29 @@ class SessionRecorder:
         self.cache = cache
         self.agent_key = agent_key
         self.client: AgentClient | None = None
+        self._unsubscribe: Callable[[], None] | None = None
         self._noted: set[str] = set()
         self._replaying: set[str] = set()
         self._bulk: set[str] = set()
         """Sessions being replayed: their lines are written in batches, flushed on `note`."""
 
     def attach(self, client: AgentClient) -> None:
-        """Start recording the sessions of ``client`` (once; attaching again is a no-op)."""
+        """Start recording the sessions of ``client`` (once; attaching again is a no-op).
+
+        The recorder is served before every other listener, and a listener that fails after
+        it cannot stop it: the local copy is complete whatever the views do.
+        """
         if self.client is client:
             return
         self.detach()
         self.client = client
-        client.session_listeners.append(self.on_update)
+        self._unsubscribe = client.subscribe(self.on_update, first=True)
 
     def detach(self) -> None:
-        if self.client is not None:
-            listeners = self.client.session_listeners
-            if self.on_update in listeners:
-                listeners.remove(self.on_update)
-            self.client = None
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.client = None
 
     # -- what the app calls ----------------------------------------------------------------------
 

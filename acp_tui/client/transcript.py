@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from acp_tui.client.listeners import Listeners
 from acp_tui.client.terminals import AgentTerminal
 from acp_tui.protocol.content import (
     AudioContent,
@@ -181,18 +182,18 @@ class Transcript:
         self.agent_terminals: dict[str, AgentTerminal] = {}
         """The agent-owned terminals (ACP v2) by id; client terminals live in the session."""
         self._echo_index: int | None = None
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[[Change]] = Listeners("transcript listener")
 
     # -- listeners ---------------------------------------------------------------------------
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` on every change; returns a function that unsubscribes."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+    def subscribe(self, listener: Listener, *, first: bool = False) -> Callable[[], None]:
+        """Call ``listener`` on every change; returns a function that unsubscribes.
+
+        A listener that raises is logged; the others, and the transcript, carry on."""
+        return self._listeners.subscribe(listener, first=first)
 
     def _emit(self, change: Change) -> None:
-        for listener in list(self._listeners):
-            listener(change)
+        self._listeners.emit(change)
 
     def __len__(self) -> int:
         return len(self.entries)

@@ -639,7 +639,7 @@ async def test_authentication_unlocks_the_session_methods(data: Path, project: P
 async def test_session_info_listeners_see_every_update(data: Path, project: Path) -> None:
     async with demo_client(data, project) as client:
         seen: list[tuple[str, str]] = []
-        client.session_listeners.append(lambda sid, u: seen.append((sid, u.session_update)))
+        client.subscribe(lambda sid, u: seen.append((sid, u.session_update)))
         session = await client.new_session(project)
         await wait_until(lambda: bool(session.transcript.commands), session.transcript)
         await client.prompt(session.session_id, text("usage"))

@@ -62,7 +62,7 @@ async def test_a_recorded_turn_replays_like_the_live_transcript(
     async with demo_client(tmp_path / "demo", project) as client:
         recorder.attach(client)
         recorder.attach(client)  # idempotent: one listener
-        assert client.session_listeners.count(recorder.on_update) == 1
+        assert len(client.updates) == 1
         session = await client.new_session(project)
         recorder.note(session, created=True)
         for text in ("think plan diff please", "just echo this"):
@@ -87,7 +87,7 @@ async def test_a_recorded_turn_replays_like_the_live_transcript(
         assert indexed[0].cwd == str(project)
 
         recorder.detach()
-        assert recorder.on_update not in client.session_listeners
+        assert recorder.on_update not in client.updates
         before = list(cache.events(KEY, session.session_id))
         with anyio.fail_after(WAIT):
             await client.prompt(session.session_id, [TextContent(text="unrecorded")])
@@ -103,7 +103,7 @@ async def test_events_are_wire_objects_in_arrival_order(
         recorder.attach(client)
         session = await client.new_session(project)
         received: list[dict[str, Any]] = []
-        client.session_listeners.append(lambda _sid, update: received.append(update.to_wire()))
+        client.subscribe(lambda _sid, update: received.append(update.to_wire()))
         blocks = [TextContent(text="hello")]
         recorder.record_prompt(session.session_id, blocks)
         with anyio.fail_after(WAIT):
@@ -199,3 +199,37 @@ def test_agent_key_ignores_the_interpreter_but_not_the_command(tmp_path: Path) -
     assert agent_key_for(spec) != agent_key_for(other_data)
     assert agent_key_for(_spec(["my-agent", "--acp"])) != agent_key_for(_spec(["my-agent"]))
     assert agent_key_for(_spec(["my-agent"])) == agent_key_for(_spec(["my-agent"]))
+
+
+async def test_a_failing_listener_stops_neither_the_recording_nor_the_transcript(
+    tmp_path: Path, cache: TranscriptCache
+) -> None:
+    """A UI listener that raises on every update: the local copy is still complete."""
+    project = make_project(tmp_path)
+    recorder = SessionRecorder(cache, KEY)
+    async with demo_client(tmp_path / "demo", project) as client:
+        calls = 0
+
+        def broken(_sid: str, _update: object) -> None:
+            nonlocal calls
+            calls += 1
+            raise RuntimeError("a view that fails on every update")
+
+        client.subscribe(broken)  # subscribed before the recorder, which is still served first
+        recorder.attach(client)
+        session = await client.new_session(project)
+        recorder.note(session, created=True)
+        session.transcript.subscribe(lambda change: 1 / 0)  # and a broken transcript view
+        seen: list[object] = []
+        session.transcript.subscribe(seen.append)
+        blocks = [TextContent(text="think plan diff please")]
+        recorder.record_prompt(session.session_id, blocks)
+        with anyio.fail_after(WAIT):
+            assert await client.prompt(session.session_id, blocks) == "end_turn"
+        live = session.transcript
+        assert calls > 10
+        assert client.updates.failures == calls
+        assert seen  # the listener after the broken one still ran
+        copy = replayed(cache, session.session_id)
+        assert summary(copy.entries) == summary(live.entries)
+        assert {MessageEntry, ToolCallEntry, PlanEntryBlock} <= {type(e) for e in live.entries}

@@ -272,12 +272,11 @@ class SessionActions(_Base):
                 shown_at = now
                 browser.set_status(f"Replaying {label}… {count} updates")
 
-        client.session_listeners.append(replayed)
+        unsubscribe = client.subscribe(replayed)
         try:
             yield
         finally:
-            with contextlib.suppress(ValueError):
-                client.session_listeners.remove(replayed)
+            unsubscribe()
 
     def replay_local_copy(self, session_id: str) -> Transcript:
         """A transcript holding the local copy (and a notice saying where it came from)."""

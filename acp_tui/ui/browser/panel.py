@@ -10,6 +10,7 @@ close, delete) are gated on what the agent advertises, with the reason shown; th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
@@ -80,6 +81,7 @@ class SessionBrowser(Vertical):
         """The client the rows came from (a restarted agent is listed afresh)."""
         self.inflight: int | None = None
         """The generation of the page being fetched, if any."""
+        self.unsubscribe: Callable[[], None] | None = None
 
     @property
     def acp(self) -> AcpApp:
@@ -133,11 +135,12 @@ class SessionBrowser(Vertical):
             self.render_rows()
 
     def attach(self, client: AgentClient | None) -> None:
-        if self.client is not None and self.on_session_update in self.client.session_listeners:
-            self.client.session_listeners.remove(self.on_session_update)
+        if self.unsubscribe is not None:
+            self.unsubscribe()
+            self.unsubscribe = None
         self.client = client
         if client is not None:
-            client.session_listeners.append(self.on_session_update)
+            self.unsubscribe = client.subscribe(self.on_session_update)
 
     def reload(self) -> None:
         """Start over from the first page (or the local history when the agent cannot list)."""
