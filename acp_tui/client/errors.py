@@ -66,3 +66,7 @@ class ProtocolMismatch(AgentError):
 
 class Unsupported(AgentError):
     """The agent does not advertise what an action needs (the message names it)."""
+
+
+class LoginRestart(AgentError):
+    """The user chose a terminal login: the agent restarts after it, and the call is retried."""

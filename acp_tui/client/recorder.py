@@ -10,8 +10,10 @@ The app builds one recorder per connected agent::
     recorder.note(session, created=True)      # after session/new (or load/resume/fork)
     recorder.record_prompt(session_id, blocks)  # right before client.prompt(session_id, blocks)
 
-Before a `session/load` (the agent replays the whole history), call ``expect_replay`` so the
-replay replaces the recorded events instead of being appended to them.
+A restore (`session/load`, or `session/resume` which some agents answer with a replay) is
+recorded aside: ``begin_restore`` before the request, then ``finish_restore`` with whether the
+agent replayed the history (the replay replaces the recorded events; otherwise what arrived is
+appended), or ``abort_restore`` when it failed (the local copy stays as it was).
 """
 
 from __future__ import annotations
@@ -51,6 +53,12 @@ class TranscriptSink(Protocol):
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None: ...
 
     def reset(self, agent_key: str, session_id: str) -> None: ...
+
+    def begin_aside(self, agent_key: str, session_id: str) -> None: ...
+
+    def end_aside(self, agent_key: str, session_id: str, *, replaced: bool) -> None: ...
+
+    def discard_aside(self, agent_key: str, session_id: str) -> None: ...
 
     def note_session(
         self,
@@ -95,9 +103,8 @@ class SessionRecorder:
         self.client: AgentClient | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._noted: set[str] = set()
-        self._replaying: set[str] = set()
         self._bulk: set[str] = set()
-        """Sessions being replayed: their lines are written in batches, flushed on `note`."""
+        """Sessions being restored: their lines are written in batches, flushed at the end."""
 
     def attach(self, client: AgentClient) -> None:
         """Start recording the sessions of ``client`` (once; attaching again is a no-op).
@@ -120,11 +127,7 @@ class SessionRecorder:
     # -- what the app calls ----------------------------------------------------------------------
 
     def note(self, session: LiveSession, *, created: bool = False) -> None:
-        """Index a session the app opened (``created`` when it came from session/new); a
-        replay recorded in batches for it is written out."""
-        if session.session_id in self._bulk:
-            self._bulk.discard(session.session_id)
-            self.cache.flush(self.agent_key, session.session_id)
+        """Index a session the app opened (``created`` when it came from session/new)."""
         self._index(session, created=created)
 
     def _index(self, session: LiveSession, *, created: bool = False) -> None:
@@ -140,14 +143,24 @@ class SessionRecorder:
 
     def record_prompt(self, session_id: str, blocks: Sequence[ContentBlock]) -> None:
         """Record a prompt; call it right before sending, so it lands before the reply."""
-        self._start_replaced(session_id)
         self.cache.record_user(self.agent_key, session_id, [block.to_wire() for block in blocks])
 
-    def expect_replay(self, session_id: str) -> None:
-        """The agent is about to replay the session's whole history (session/load): the first
-        update that arrives replaces what was recorded before."""
-        self._replaying.add(session_id)
+    def begin_restore(self, session_id: str) -> None:
+        """A restore request is about to be sent: record what arrives aside, in batches."""
         self._bulk.add(session_id)
+        self.cache.begin_aside(self.agent_key, session_id)
+
+    def finish_restore(self, session: LiveSession, *, replayed: bool) -> None:
+        """The restore succeeded: keep what was recorded aside (``replayed``: it is the whole
+        history and replaces the old copy) and index the session."""
+        self._bulk.discard(session.session_id)
+        self.cache.end_aside(self.agent_key, session.session_id, replaced=replayed)
+        self._index(session)
+
+    def abort_restore(self, session_id: str) -> None:
+        """The restore failed (or the agent died during the replay): keep the old copy."""
+        self._bulk.discard(session_id)
+        self.cache.discard_aside(self.agent_key, session_id)
 
     # -- the listener ----------------------------------------------------------------------------
 
@@ -156,7 +169,6 @@ class SessionRecorder:
         session = client.sessions.get(session_id) if client is not None else None
         if session is None:
             return
-        self._start_replaced(session_id)
         flush = session_id not in self._bulk
         try:
             # Serialised in one step by pydantic: re-encoding every streamed update in Python
@@ -170,11 +182,6 @@ class SessionRecorder:
             self._index(session)
         if isinstance(update, SessionInfoUpdate):
             self._apply_info(session_id, update)
-
-    def _start_replaced(self, session_id: str) -> None:
-        if session_id in self._replaying:
-            self._replaying.discard(session_id)
-            self.cache.reset(self.agent_key, session_id)
 
     def _apply_info(self, session_id: str, update: SessionInfoUpdate) -> None:
         fields = update.model_fields_set

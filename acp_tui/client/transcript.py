@@ -430,6 +430,23 @@ class Transcript:
             self.updated_at = update.updated_at
         self._emit(Change("meta", what="title"))
 
+    def adopt_state(self, other: Transcript) -> None:
+        """Take the live state ``other`` received (commands, modes, options, usage, title):
+        a session reopened into this transcript keeps its entries but not stale state."""
+        if other.commands:
+            self.commands = list(other.commands)
+            self._emit(Change("meta", what="commands"))
+        if other.modes is not None:
+            self.set_modes(other.modes)
+        if other.config_options:
+            self.set_config_options(other.config_options)
+        if other.usage is not None:
+            self.usage = other.usage
+            self._emit(Change("meta", what="usage"))
+        if other.title is not None:
+            self.title = other.title
+            self._emit(Change("meta", what="title"))
+
     def add_notice(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:
         self._append(NoticeEntry(text=text, level=level))
 

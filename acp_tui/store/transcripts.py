@@ -16,6 +16,12 @@ root. Each line of a transcript file is one event, written and flushed as it hap
 ``user`` events are the prompts the client sent (v1 agents do not echo them in live turns). A
 crash can only tear the last line; readers skip it and the next write starts a fresh line.
 Recording never raises into the caller for disk errors: it logs one warning and carries on.
+
+While a session is being restored (`session/load` replays the whole history, and some agents
+replay on `session/resume` too), its events are recorded *aside*, in ``<name>.jsonl.restore``:
+:meth:`TranscriptCache.end_aside` then swaps that file in (the agent replayed: it replaces the
+old copy) or appends it (it did not), and :meth:`~TranscriptCache.discard_aside` drops it (the
+restore failed or the agent died half-way). The local copy is never wiped by a failed replay.
 """
 
 from __future__ import annotations
@@ -107,6 +113,8 @@ class TranscriptCache:
         # nothing): opening the file per update dominated the cost of recording a replay.
         self._open: OrderedDict[Path, BinaryIO] = OrderedDict()
         self._paths: dict[tuple[str, str], Path] = {}
+        self._aside: dict[tuple[str, str], Path] = {}
+        """Sessions being restored: where their events go meanwhile (see the module doc)."""
 
     # -- where ---------------------------------------------------------------------------------
 
@@ -117,7 +125,16 @@ class TranscriptCache:
         return self.agent_dir(agent_key) / "index.json"
 
     def transcript_path(self, agent_key: str, session_id: str) -> Path:
+        """The file of a session's recorded events (the aside file while it is restored)."""
         key = (agent_key, session_id)
+        if self._aside:
+            aside = self._aside.get(key)
+            if aside is not None:
+                return aside
+        return self._main_path(key)
+
+    def _main_path(self, key: tuple[str, str]) -> Path:
+        agent_key, session_id = key
         path = self._paths.get(key)
         if path is None:  # hashing and joining per streamed update showed in profiles
             if len(self._paths) > 4096:
@@ -172,6 +189,56 @@ class TranscriptCache:
             path.unlink(missing_ok=True)
         except OSError as exc:
             self._failed(f"could not reset {path}", exc)
+
+    # -- restoring -----------------------------------------------------------------------------
+
+    def begin_aside(self, agent_key: str, session_id: str) -> None:
+        """Record the session's events in a fresh side file until ``end_aside``/``discard``."""
+        key = (agent_key, session_id)
+        if key in self._aside:
+            self.discard_aside(agent_key, session_id)
+        main = self._main_path(key)
+        aside = main.with_name(main.name + ".restore")
+        self._forget_file(aside)
+        self._aside[key] = aside
+
+    def end_aside(self, agent_key: str, session_id: str, *, replaced: bool) -> None:
+        """The restore succeeded: the side file replaces the copy (``replaced``: the agent
+        replayed the whole history) or is appended to it."""
+        aside = self._aside.pop((agent_key, session_id), None)
+        if aside is None:
+            return
+        main = self._main_path((agent_key, session_id))
+        self._close_handle(aside)
+        self._clean_tail.discard(aside)
+        try:
+            if replaced:
+                if aside.exists():
+                    self._close_handle(main)
+                    self._clean_tail.discard(main)
+                    os.replace(aside, main)
+                return
+            if aside.exists():
+                data = aside.read_bytes()
+                if data:
+                    self._write_line(main, data, flush=True)
+        except OSError as exc:
+            self._failed(f"could not keep the restored transcript {aside}", exc)
+        finally:
+            with contextlib.suppress(OSError):
+                aside.unlink(missing_ok=True)
+
+    def discard_aside(self, agent_key: str, session_id: str) -> None:
+        """The restore failed: drop what it recorded; the copy stays as it was."""
+        aside = self._aside.pop((agent_key, session_id), None)
+        if aside is not None:
+            self._forget_file(aside)
+
+    def _forget_file(self, path: Path) -> None:
+        self._close_handle(path)
+        self._clean_tail.discard(path)
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
     def _append(
         self, agent_key: str, session_id: str, event: dict[str, Any], *, flush: bool = True
@@ -312,24 +379,21 @@ class TranscriptCache:
         self._remove_transcript(agent_key, session_id)
 
     def _remove_transcript(self, agent_key: str, session_id: str) -> None:
-        path = self.transcript_path(agent_key, session_id)
-        self._close_handle(path)
-        self._clean_tail.discard(path)
-        with contextlib.suppress(OSError):
-            path.unlink(missing_ok=True)
+        self.discard_aside(agent_key, session_id)
+        self._forget_file(self._main_path((agent_key, session_id)))
 
     # -- reading -------------------------------------------------------------------------------
 
     def has(self, agent_key: str, session_id: str) -> bool:
         """Whether events of this session were recorded."""
         try:
-            return self.transcript_path(agent_key, session_id).stat().st_size > 0
+            return self._main_path((agent_key, session_id)).stat().st_size > 0
         except OSError:
             return False
 
     def events(self, agent_key: str, session_id: str) -> Iterator[RecordedEvent]:
         """The recorded events, in order, read lazily; torn or foreign lines are skipped."""
-        path = self.transcript_path(agent_key, session_id)
+        path = self._main_path((agent_key, session_id))
         try:
             handle = open(path, "rb")  # noqa: SIM115 - closed by the generator below
         except FileNotFoundError:

@@ -213,9 +213,15 @@ class AgentHost(App[int]):
             session.transcript.add_notice("Reconnected to the session (resumed).")
             return session
         if caps.can_load:
-            self.recorder.expect_replay(old.session_id)
-            session = await client.load_session(old.session_id, old.cwd, old.additional_directories)
-            self.recorder.note(session)  # also writes out the replay it recorded in batches
+            self.recorder.begin_restore(old.session_id)
+            try:
+                session = await client.load_session(
+                    old.session_id, old.cwd, old.additional_directories
+                )
+            except BaseException:
+                self.recorder.abort_restore(old.session_id)
+                raise
+            self.recorder.finish_restore(session, replayed=True)
             session.transcript.add_notice("Reconnected to the session (history replayed).")
             return session
         session = await client.new_session(old.cwd, old.additional_directories)

@@ -173,10 +173,10 @@ async def test_a_load_replay_replaces_the_recorded_events(
 
     async with demo_client(data, project) as client:
         recorder.attach(client)
-        recorder.expect_replay(session.session_id)
+        recorder.begin_restore(session.session_id)
         with anyio.fail_after(WAIT):
             loaded = await client.load_session(session.session_id, project)
-        recorder.note(loaded)
+        recorder.finish_restore(loaded, replayed=True)
         shown = summary(loaded.transcript.entries)
     assert summary(replayed(cache, session.session_id).entries) == shown
     assert [e for e in shown if e[0] == "message"] == [e for e in first if e[0] == "message"]

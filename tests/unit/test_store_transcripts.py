@@ -364,3 +364,31 @@ def test_a_read_only_directory_is_tolerated(tmp_path: Path) -> None:
         assert summary(replay(cache)[0].entries) == [("message", "agent", "before")]
     finally:
         agent_dir.chmod(0o700)
+
+
+def test_a_restore_recorded_aside_replaces_or_appends_only_when_it_ends(tmp_path: Path) -> None:
+    cache = TranscriptCache(tmp_path / "cache")
+    cache.record_user(AGENT, SID, [{"type": "text", "text": "kept"}])
+    before = list(cache.events(AGENT, SID))
+
+    cache.begin_aside(AGENT, SID)  # a replay that fails half-way: the copy is untouched
+    cache.record_user(AGENT, SID, [{"type": "text", "text": "partial"}])
+    assert list(cache.events(AGENT, SID)) == before
+    cache.discard_aside(AGENT, SID)
+    assert list(cache.events(AGENT, SID)) == before
+
+    cache.begin_aside(AGENT, SID)  # a resume that did not replay: what came is appended
+    cache.record_user(AGENT, SID, [{"type": "text", "text": "after resume"}])
+    cache.end_aside(AGENT, SID, replaced=False)
+    texts = [e.blocks[0]["text"] for e in cache.events(AGENT, SID) if isinstance(e, RecordedUser)]
+    assert texts == ["kept", "after resume"]
+
+    cache.begin_aside(AGENT, SID)  # a whole replay: it replaces the copy
+    cache.record_user(AGENT, SID, [{"type": "text", "text": "replayed"}])
+    cache.end_aside(AGENT, SID, replaced=True)
+    texts = [e.blocks[0]["text"] for e in cache.events(AGENT, SID) if isinstance(e, RecordedUser)]
+    assert texts == ["replayed"]
+    cache.record_user(AGENT, SID, [{"type": "text", "text": "next"}])
+    texts = [e.blocks[0]["text"] for e in cache.events(AGENT, SID) if isinstance(e, RecordedUser)]
+    assert texts == ["replayed", "next"]
+    assert [p.name for p in cache.agent_dir(AGENT).iterdir() if p.suffix == ".restore"] == []

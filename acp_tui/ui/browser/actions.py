@@ -228,9 +228,14 @@ class SessionActions(_Base):
         self.browser.set_status(f"{'Replaying' if replay else 'Resuming'} {label}…")
         try:
             if replay and client.capabilities.can_replay:  # v1 load, v2 resume+replayFrom
-                self.recorder.expect_replay(info.session_id)
-                with self.replay_progress(client, info.session_id, label):
-                    session = await client.load_session(info.session_id, cwd, dirs)
+                self.recorder.begin_restore(info.session_id)
+                try:
+                    with self.replay_progress(client, info.session_id, label):
+                        session = await client.load_session(info.session_id, cwd, dirs)
+                except BaseException:
+                    self.recorder.abort_restore(info.session_id)
+                    raise
+                self.recorder.finish_restore(session, replayed=True)
             elif replay:
                 transcript = self.replay_local_copy(info.session_id)
                 session = await client.resume_session(

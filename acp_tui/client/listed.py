@@ -1,0 +1,143 @@
+"""Provides ListedSessions, the Workspace's actions on the agent's listed sessions.
+
+Gating (`acp_tui.client.gating`) with the reason shown, close and delete with progress, and the
+client's own record of the sessions for agents that cannot list. When a slot's session is
+closed or deleted, the slot keeps its transcript and says so; queued prompts go back to the
+draft and the next message opens a new session there.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from acp_tui.client.errors import AgentError, AgentExited
+from acp_tui.client.gating import why_unavailable
+from acp_tui.client.opening import describe
+from acp_tui.client.session_list import display_title
+from acp_tui.client.slots import ActionProgress, OpenNew, SessionsChanged, SessionSlot, SlotState
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.methods import SessionInfo
+
+if TYPE_CHECKING:
+    from acp_tui.client.runtime import AgentRuntime
+    from acp_tui.client.slots import WorkspaceEvent
+
+__all__ = ["GONE_NEXT", "ListedSessions"]
+
+log = logging.getLogger(__name__)
+
+GONE_NEXT = "Your next message starts a new session."
+
+
+class ListedSessions:
+    """Mixin of Workspace: what the session browser and `acp-tui sessions` do to sessions."""
+
+    if TYPE_CHECKING:  # provided by Workspace
+
+        def emit(self, event: WorkspaceEvent) -> None: ...
+
+        def slots_of(self, agent: AgentRuntime) -> list[SessionSlot]: ...
+
+        def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None: ...
+
+        def return_queue(self, slot: SessionSlot, why: str) -> None: ...
+
+    def open_ids(self, agent: AgentRuntime) -> set[str]:
+        """The sessions of ``agent`` open in this client."""
+        client = agent.client
+        if client is None:
+            return set()
+        return {sid for sid, live in client.sessions.items() if not live.closed}
+
+    def why_unavailable(
+        self, agent: AgentRuntime, action: str, info: SessionInfo | None
+    ) -> str | None:
+        """None when ``action`` can run on ``info`` now, else the reason to show."""
+        return why_unavailable(action, info, agent.capabilities, open_ids=self.open_ids(agent))
+
+    def local_session_infos(self, agent: AgentRuntime) -> list[SessionInfo]:
+        """This client's sessions with ``agent``: the open ones, then the recorded ones."""
+        infos: dict[str, SessionInfo] = {}
+        client = agent.client
+        if client is not None:
+            for live in reversed(list(client.sessions.values())):
+                if not live.closed:
+                    infos[live.session_id] = SessionInfo(
+                        session_id=live.session_id,
+                        cwd=str(live.cwd),
+                        additional_directories=[str(d) for d in live.additional_directories],
+                        title=live.title,
+                        updated_at=live.transcript.updated_at,
+                    )
+        try:
+            recorded = agent.history.sessions()
+        except Exception:
+            log.warning("could not read the local session history", exc_info=True)
+            recorded = []
+        for info in recorded:
+            infos.setdefault(info.session_id, info)
+        return list(infos.values())
+
+    async def close_listed(self, agent: AgentRuntime, info: SessionInfo) -> bool:
+        """`session/close` of a session open in this client; its slot keeps the transcript."""
+        label = display_title(info)
+        client = agent.client
+        reason = self.why_unavailable(agent, "close", info)
+        if reason is not None or client is None:
+            self.emit(ActionProgress(agent, f"Cannot close {label}: {reason}", "warning"))
+            return False
+        try:
+            await client.close_session(info.session_id)
+        except AgentExited:
+            return False
+        except (AgentError, RpcError) as exc:
+            self.emit(ActionProgress(agent, f"Could not close {label}: {describe(exc)}", "error"))
+            return False
+        self._session_gone(agent, info.session_id, "closed (session/close)")
+        self.emit(ActionProgress(agent, f"Closed {label}"))
+        return True
+
+    async def delete_listed(self, agent: AgentRuntime, infos: list[SessionInfo]) -> list[str]:
+        """Delete one by one with progress; returns the failures (label: reason)."""
+        client = agent.client
+        if client is None or not infos:
+            return []
+        total = len(infos)
+        failures: list[str] = []
+        for done, info in enumerate(infos):
+            text = f"Deleting {done + 1}/{total}…"
+            self.emit(ActionProgress(agent, text, done=done, total=total))
+            try:
+                await client.delete_session(info.session_id)
+            except AgentExited:
+                self.emit(ActionProgress(agent, "The agent exited.", "error"))
+                return failures
+            except (AgentError, RpcError) as exc:
+                failures.append(f"{display_title(info)}: {describe(exc)}")
+                continue
+            try:
+                agent.history.forget(info.session_id)
+            except Exception:
+                log.warning("could not forget %s locally", info.session_id, exc_info=True)
+            self._session_gone(agent, info.session_id, "gone: it was deleted")
+            self.emit(SessionsChanged(agent, removed=(info.session_id,)))
+        deleted = total - len(failures)
+        if failures:
+            text = f"Deleted {deleted} of {total}; failed: " + "; ".join(failures)
+            self.emit(ActionProgress(agent, text, "error"))
+        else:
+            self.emit(ActionProgress(agent, f"Deleted {deleted} session(s)."))
+        return failures
+
+    def _session_gone(self, agent: AgentRuntime, session_id: str, how: str) -> None:
+        """A slot's session was closed or deleted: the transcript stays, queued prompts go
+        back to the draft, and the next message opens a new session there."""
+        for slot in self.slots_of(agent):
+            if slot.session_id != session_id or slot.state == "closed":
+                continue
+            slot.transcript.add_notice(f"This session was {how}. {GONE_NEXT}")
+            slot.intent = OpenNew(slot.cwd, slot.additional_directories)
+            slot.sending = None
+            self._set_state(slot, "closed", "closed")
+            self.return_queue(slot, f"its session was {how.split(':')[0]}")

@@ -1,0 +1,437 @@
+"""Provides Workspace: the one UI-free owner of agents, sessions, prompt queues and recording.
+
+A UI (the Textual app, or a headless command) enters ``async with Workspace(...) as ws``, asks
+it to open slots (tabs), submits prompts, runs session actions, and subscribes once to its
+event stream (`acp_tui.client.slots`); it renders from the slots and their transcripts and
+answers the questions the Workspace asks through an `Interaction` (permission, login, roots).
+
+What lives here and nowhere else:
+
+* the running agents (`AgentRuntime`, one per distinct agent command), started on demand and
+  stopped when no slot uses them; every agent process is stopped when the Workspace exits;
+* the slots and the current one; a session is live in at most one slot;
+* the restore policy (`acp_tui.client.restore`), the recording of every live session and the
+  gating of every action with its reason (`acp_tui.client.gating`);
+* the prompt queue: Enter never loses a message. It is sent at once when its slot is ready and
+  idle, else queued and sent in order when the session opens or the turn ends
+  (`acp_tui.client.prompting`).
+
+Every operation runs in the Workspace's task group and reports through events; none raises
+into the UI. Errors become notices in the slot's transcript (they stay) and a Notice event.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Protocol, TypeVar
+
+import anyio
+from anyio.abc import TaskGroup
+
+from acp_tui.client.agent import connect
+from acp_tui.client.capabilities import AuthMethodInfo
+from acp_tui.client.errors import AgentError, LoginRestart
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.listed import ListedSessions
+from acp_tui.client.listeners import Listeners
+from acp_tui.client.opening import Opening
+from acp_tui.client.prompting import Prompting
+from acp_tui.client.recorder import agent_key_for
+from acp_tui.client.runtime import AgentRuntime, Connect, login_command
+from acp_tui.client.session import LiveSession, PermissionHandler
+from acp_tui.client.slots import (
+    AgentChanged,
+    Attention,
+    CurrentChanged,
+    Notice,
+    OpenExisting,
+    OpenFork,
+    OpenNew,
+    SessionSlot,
+    SlotAdded,
+    SlotChanged,
+    SlotRemoved,
+    SlotState,
+    WorkspaceEvent,
+)
+from acp_tui.config.paths import Paths, get_paths
+from acp_tui.protocol.client_methods import (
+    CancelledPermissionOutcome,
+    RequestPermissionOutcome,
+    RequestPermissionRequest,
+)
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.methods import SessionInfo
+from acp_tui.store.transcripts import TranscriptCache
+
+__all__ = ["Headless", "Interaction", "LoginRestart", "Workspace"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+STOP_WITHIN = 15.0
+"""How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
+
+
+class Interaction(Protocol):
+    """The questions only the user can answer; the UI implements them."""
+
+    async def ask_permission(
+        self, slot: SessionSlot, request: RequestPermissionRequest
+    ) -> RequestPermissionOutcome: ...
+
+    async def choose_auth_method(
+        self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
+    ) -> AuthMethodInfo | None: ...
+
+    async def confirm_without_roots(
+        self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
+    ) -> bool: ...
+
+    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int: ...
+
+
+class Headless:
+    """An Interaction with nobody to ask: nothing is approved, no login, no roots dropped."""
+
+    async def ask_permission(
+        self, slot: SessionSlot, request: RequestPermissionRequest
+    ) -> RequestPermissionOutcome:
+        return CancelledPermissionOutcome()
+
+    async def choose_auth_method(
+        self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
+    ) -> AuthMethodInfo | None:
+        return None
+
+    async def confirm_without_roots(
+        self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
+    ) -> bool:
+        return False
+
+    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
+        return 127
+
+
+class Workspace(Prompting, Opening, ListedSessions):
+    """Agents, slots, queues and recording for one UI (or headless command)."""
+
+    def __init__(
+        self,
+        *,
+        paths: Paths | None = None,
+        interaction: Interaction | None = None,
+        connect: Connect = connect,
+        cache: TranscriptCache | None = None,
+        project: Path | None = None,
+    ) -> None:
+        self.paths = paths or get_paths()
+        self.interaction: Interaction = interaction or Headless()
+        self.connect = connect
+        self.cache = cache or TranscriptCache(self.paths.data_dir / "transcripts")
+        self.project = project or Path.cwd()
+        """The directory acp-tui was started for (the default cwd of new sessions)."""
+        self.events: Listeners[[WorkspaceEvent]] = Listeners("workspace listener")
+        self.agents: dict[str, AgentRuntime] = {}
+        self.slots: list[SessionSlot] = []
+        self.current: SessionSlot | None = None
+        self._tg: TaskGroup | None = None
+        self._next_id = 0
+        self._unwatch: dict[int, Callable[[], None]] = {}
+
+    # -- life ------------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Workspace:
+        self._tg = await anyio.create_task_group().__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        tg = self._tg
+        assert tg is not None
+        with anyio.CancelScope(shield=True):
+            await self.stop_all()
+        tg.cancel_scope.cancel()
+        self._tg = None
+        result = await tg.__aexit__(exc_type, exc, tb)
+        self.cache.close()
+        return result
+
+    async def stop_all(self, within: float = STOP_WITHIN) -> None:
+        """Stop every agent (gracefully) and wait for them, boundedly."""
+        for agent in self.agents.values():
+            agent.stop()
+        with anyio.move_on_after(within):
+            for agent in list(self.agents.values()):
+                while agent.state != "stopped":
+                    await agent.wait_ready_or_stopped()
+
+    def subscribe(self, listener: Callable[[WorkspaceEvent], object]) -> Callable[[], None]:
+        """Receive every event; returns the unsubscriber. A listener that raises is logged."""
+        return self.events.subscribe(listener)
+
+    def emit(self, event: WorkspaceEvent) -> None:
+        self.events.emit(event)
+
+    def spawn(self, work: Callable[[], Awaitable[object]], name: str) -> None:
+        """Run ``work`` in the Workspace; an unexpected error is reported, never raised."""
+        tg = self._tg
+        if tg is None:
+            raise RuntimeError("the Workspace is not running (use `async with`)")
+
+        async def guarded() -> None:
+            try:
+                await work()
+            except Exception as exc:
+                log.exception("workspace task %s failed", name)
+                self.emit(Notice(f"Internal error in {name}: {exc}", "error"))
+
+        tg.start_soon(guarded, name=name)
+
+    # -- agents ----------------------------------------------------------------------------------
+
+    def agent_for(self, launch: LaunchSpec) -> AgentRuntime:
+        """The runtime of this agent command, started now unless it already runs."""
+        key = agent_key_for(launch)
+        agent = self.agents.get(key)
+        if agent is not None and not agent.stopping:
+            return agent
+        agent = AgentRuntime(launch, key, hooks=self, paths=self.paths, cache=self.cache)
+        self.agents[key] = agent
+        self.spawn(lambda: agent.run(self.connect), f"agent {agent.display_name}")
+        return agent
+
+    def restart(self, agent: AgentRuntime) -> None:
+        """Restart the agent; its slots are reopened (their queued prompts then go out)."""
+        agent.restart()
+
+    def slots_of(self, agent: AgentRuntime) -> list[SessionSlot]:
+        return [slot for slot in self.slots if slot.agent is agent]
+
+    # Hooks for AgentRuntime.
+
+    def agent_changed(self, agent: AgentRuntime) -> None:
+        for slot in self.slots_of(agent):
+            if slot.state in ("starting", "agent_down", "failed") and agent.state != "ready":
+                slot.status = agent.status
+                self.emit(SlotChanged(slot, "status"))
+        self.emit(AgentChanged(agent))
+
+    def agent_up(self, agent: AgentRuntime) -> None:
+        for slot in self.slots_of(agent):
+            if slot.state in ("starting", "agent_down", "failed", "opening"):
+                self._start_opening(slot)
+
+    def agent_down(self, agent: AgentRuntime, error: BaseException | None) -> None:
+        for slot in self.slots_of(agent):
+            if slot.state == "closed":
+                continue
+            slot.sending = None
+            self._set_state(slot, "agent_down", agent.status)
+            if error is not None and not agent.stopping:
+                slot.transcript.add_notice(agent.error or str(error), "error")
+                slot.transcript.add_notice("Press Ctrl+R to restart the agent.", "warning")
+                self._want_attention(slot, "failed")
+        if error is not None and not agent.stopping and not self.slots_of(agent):
+            self.emit(Notice(agent.error or str(error), "error"))
+
+    async def terminal_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool:
+        argv, env = login_command(agent.launch, method)
+        cwd = agent.launch.agent.cwd or agent.launch.cwd
+        try:
+            code = await self.interaction.run_terminal_login(argv, env, cwd)
+        except Exception as exc:
+            self._tell_agent(agent, f"Could not run the login: {exc}", "error")
+            return False
+        if code != 0:
+            self._tell_agent(agent, f"The login did not succeed (exit code {code}).", "error")
+            return False
+        return True
+
+    def permission_handler(self, agent: AgentRuntime) -> PermissionHandler:
+        async def ask(
+            live: LiveSession, request: RequestPermissionRequest
+        ) -> RequestPermissionOutcome:
+            slot = self.slot_showing(agent, live.session_id)
+            if slot is None:
+                return CancelledPermissionOutcome()
+            self._want_attention(slot, "permission")
+            try:
+                return await self.interaction.ask_permission(slot, request)
+            finally:
+                if slot.attention == "permission":
+                    self.clear_attention(slot)
+
+        return ask
+
+    def _tell_agent(self, agent: AgentRuntime, text: str, level: str = "info") -> None:
+        slots = self.slots_of(agent)
+        for slot in slots:
+            slot.transcript.add_notice(text, "error" if level == "error" else "info")
+        self.emit(Notice(text, "error" if level == "error" else "info"))
+
+    # -- logging in ------------------------------------------------------------------------------
+
+    async def authenticated(self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]) -> T:
+        """Run ``call``; when the agent answers "authentication required", log in and retry.
+
+        Several calls may need the login at once: one asks, the others wait and retry. A
+        terminal login restarts the agent (`LoginRestart`); the caller's slot reopens after it.
+        """
+        for _attempt in range(3):
+            seen = agent.logins
+            try:
+                return await call()
+            except RpcError as exc:
+                if not exc.is_auth_required:
+                    raise
+                async with agent.login_lock:
+                    if agent.logins == seen:
+                        await self._log_in(agent, exc)
+        raise AgentError("the agent still asks for a login after three attempts")
+
+    async def _log_in(self, agent: AgentRuntime, exc: RpcError) -> None:
+        client = agent.client
+        if client is None:
+            raise exc
+        caps = client.capabilities
+        if not caps.auth_methods:
+            name = caps.display_name
+            raise AgentError(f"{name} needs a login but offers no way to log in: {exc}")
+        method = await self.interaction.choose_auth_method(agent, caps.auth_methods, exc.message)
+        if method is None:
+            raise AgentError(f"login cancelled; {caps.display_name} cannot be used without it")
+        if method.terminal:
+            agent.login_and_restart(method)
+            raise LoginRestart(f"logging in from the terminal: {method.name}")
+        agent.status = f"logging in with {method.name}…"
+        self.agent_changed(agent)
+        await client.authenticate(method.id)
+        agent.logins += 1
+        agent.status = "ready"
+        self.agent_changed(agent)
+
+    # -- slots -----------------------------------------------------------------------------------
+
+    def open_new(
+        self,
+        agent: AgentRuntime,
+        cwd: Path | None = None,
+        additional_directories: tuple[Path, ...] = (),
+        *,
+        focus: bool = True,
+    ) -> SessionSlot:
+        """A new slot with a new session (`session/new` once the agent is up)."""
+        cwd = cwd or agent.launch.cwd
+        return self._add_slot(agent, OpenNew(cwd, additional_directories), focus=focus)
+
+    def open_listed(
+        self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True
+    ) -> SessionSlot:
+        """Open a listed session in a new slot; a session already live in a slot is focused."""
+        showing = self.slot_showing(agent, info.session_id)
+        if showing is not None:
+            if focus:
+                self.focus(showing)
+            return showing
+        return self._add_slot(agent, OpenExisting(info, replay), focus=focus)
+
+    def fork(self, agent: AgentRuntime, info: SessionInfo, *, focus: bool = True) -> SessionSlot:
+        """Fork a listed session (`session/fork`) into a new slot."""
+        return self._add_slot(agent, OpenFork(info), focus=focus)
+
+    def _add_slot(
+        self, agent: AgentRuntime, intent: OpenNew | OpenExisting | OpenFork, *, focus: bool
+    ) -> SessionSlot:
+        self._next_id += 1
+        if isinstance(intent, OpenNew):
+            cwd, dirs = intent.cwd, intent.additional_directories
+        else:
+            cwd = Path(intent.info.cwd)
+            dirs = tuple(Path(d) for d in intent.info.additional_directories or [])
+        slot = SessionSlot(self._next_id, agent, intent, cwd, dirs, status=agent.status)
+        self.slots.append(slot)
+        self.emit(SlotAdded(slot))
+        if focus or self.current is None:
+            self.focus(slot)
+        if agent.alive:
+            self._start_opening(slot)
+        return slot
+
+    def slot_showing(self, agent: AgentRuntime, session_id: str) -> SessionSlot | None:
+        for slot in self.slots:
+            if slot.agent is agent and slot.session_id == session_id and slot.state != "closed":
+                return slot
+        return None
+
+    def focus(self, slot: SessionSlot | None) -> None:
+        if slot is self.current:
+            return
+        self.current = slot
+        if slot is not None and slot.attention is not None:
+            self.clear_attention(slot)
+        self.emit(CurrentChanged(slot))
+
+    def focus_step(self, step: int) -> None:
+        """Focus the next (1) or previous (-1) slot, wrapping around."""
+        if not self.slots:
+            return
+        index = self.slots.index(self.current) if self.current in self.slots else 0
+        self.focus(self.slots[(index + step) % len(self.slots)])
+
+    def clear_attention(self, slot: SessionSlot) -> None:
+        if slot.attention is not None:
+            slot.attention = None
+            self.emit(SlotChanged(slot, "attention"))
+
+    def _want_attention(self, slot: SessionSlot, why: Attention) -> None:
+        if slot is not self.current and slot.attention != "permission":
+            slot.attention = why
+            self.emit(SlotChanged(slot, "attention"))
+
+    def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None:
+        slot.state = state
+        slot.status = status
+        self.emit(SlotChanged(slot, "state"))
+
+    async def close_slot(self, slot: SessionSlot) -> None:
+        """Close a tab: its session is closed where the agent can (`session/close`); an agent no
+        slot uses any more is stopped. The last tab is replaced by a new session."""
+        if slot not in self.slots:
+            return
+        agent = slot.agent
+        if len(self.slots) == 1:
+            self.open_new(agent, self.project if agent.launch.cwd == self.project else None)
+        caps = agent.capabilities
+        session = slot.session
+        if session is not None and not session.closed and agent.client is not None:
+            if caps is not None and caps.can_close:
+                try:
+                    await agent.client.close_session(session.session_id)
+                except (AgentError, RpcError) as exc:
+                    self.emit(Notice(f"Could not close the session: {exc}", "warning"))
+            else:
+                agent.client.sessions.pop(session.session_id, None)
+                await session.aclose()
+        self._remove_slot(slot)
+        if not self.slots_of(agent):
+            agent.stop()
+
+    def _remove_slot(self, slot: SessionSlot) -> None:
+        index = self.slots.index(slot)
+        self.slots.remove(slot)
+        unwatch = self._unwatch.pop(slot.id, None)
+        if unwatch is not None:
+            unwatch()
+        if self.current is slot:
+            neighbour = self.slots[min(index, len(self.slots) - 1)] if self.slots else None
+            self.focus(neighbour)
+        self.emit(SlotRemoved(slot))
