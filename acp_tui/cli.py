@@ -133,7 +133,7 @@ def _chat(args: list[str]) -> int:
     )
     check_supported(launch)
 
-    from acp_tui.ui.memory import pause_collection
+    from acp_tui.ui.startup import pause_collection
 
     pause_collection()  # until the chat's first frame is out (the app resumes it)
     from acp_tui.ui.app import run_app  # Textual is imported only here

@@ -111,7 +111,7 @@ async def ready(pilot: Pilot[int]) -> None:
     """The session is open and the prompt's cursor holds still."""
     app = app_of(pilot)
     await until(pilot, lambda: app.session is not None)
-    app.chat.query_one(PromptInput).cursor_blink = False
+    app.chat.current_pane.query_one(PromptInput).cursor_blink = False
 
 
 async def settle(pilot: Pilot[int]) -> None:

@@ -267,7 +267,6 @@ class SessionCalls:
         )
         session = self.sessions.pop(session_id, None)
         if session is not None:
-            session.transcript.add_notice("This session was deleted.", "warning")
             await session.aclose()
 
     # -- inside a session ------------------------------------------------------------------------

@@ -94,7 +94,7 @@ class ListedSessions:
         except (AgentError, RpcError) as exc:
             self.emit(ActionProgress(agent, f"Could not close {label}: {describe(exc)}", "error"))
             return False
-        self._session_gone(agent, info.session_id, "closed (session/close)")
+        self._session_gone(agent, info.session_id, "This session was closed (session/close).")
         self.emit(ActionProgress(agent, f"Closed {label}"))
         return True
 
@@ -120,7 +120,7 @@ class ListedSessions:
                 agent.history.forget(info.session_id)
             except Exception:
                 log.warning("could not forget %s locally", info.session_id, exc_info=True)
-            self._session_gone(agent, info.session_id, "gone: it was deleted")
+            self._session_gone(agent, info.session_id, "This session is gone: it was deleted.")
             self.emit(SessionsChanged(agent, removed=(info.session_id,)))
         deleted = total - len(failures)
         if failures:
@@ -130,14 +130,18 @@ class ListedSessions:
             self.emit(ActionProgress(agent, f"Deleted {deleted} session(s)."))
         return failures
 
-    def _session_gone(self, agent: AgentRuntime, session_id: str, how: str) -> None:
-        """A slot's session was closed or deleted: the transcript stays, queued prompts go
-        back to the draft, and the next message opens a new session there."""
+    def _session_gone(self, agent: AgentRuntime, session_id: str, what: str) -> None:
+        """A slot's session was closed or deleted: its transcript stays on screen and says
+        so, queued prompts go back to the draft, and the next message opens a new session
+        there."""
         for slot in self.slots_of(agent):
-            if slot.session_id != session_id or slot.state == "closed":
+            session = slot.session
+            if session is None or session.session_id != session_id or slot.state == "closed":
                 continue
-            slot.transcript.add_notice(f"This session was {how}. {GONE_NEXT}")
+            session.transcript.add_notice(f"{what} {GONE_NEXT}")
+            slot.placeholder = session.transcript  # still shown until the next session opens
+            slot.session = None
             slot.intent = OpenNew(slot.cwd, slot.additional_directories)
             slot.sending = None
             self._set_state(slot, "closed", "closed")
-            self.return_queue(slot, f"its session was {how.split(':')[0]}")
+            self.return_queue(slot, "its session is gone")

@@ -72,6 +72,10 @@ class Opening:
 
         def drain(self, slot: SessionSlot) -> None: ...
 
+        def _remove_slot(self, slot: SessionSlot) -> None: ...
+
+        def focus(self, slot: SessionSlot | None) -> None: ...
+
     def _start_opening(self, slot: SessionSlot) -> None:
         self._set_state(slot, "opening", "opening a session…")
         self.spawn(lambda: self._open(slot), f"opening slot {slot.id}")
@@ -101,9 +105,11 @@ class Opening:
             if session is not None and agent.client is client:
                 self.spawn(lambda: self._close_quietly(client, session), "closing an unused slot")
             return
-        if session is None:
-            self._set_state(slot, "failed", "no session open: Ctrl+N starts one")
+        if session is None:  # the user kept the roots the agent cannot take, or it refused
+            if not self._give_up(slot):
+                self._set_state(slot, "failed", "no session open: Ctrl+N starts one")
             return
+        slot.opened_from = None
         self._show(slot, session)
 
     async def _by_intent(self, slot: SessionSlot, client: AgentClient) -> LiveSession | None:
@@ -183,10 +189,22 @@ class Opening:
             what = f"Could not {verb} {display_title(intent.info)}"
             self.emit(ActionProgress(slot.agent, f"{what}: {describe(exc)}", "error"))
         text = f"{what}: {describe(exc)}"
+        self.emit(Notice(text, "error", slot))
+        if self._give_up(slot):
+            return
         slot.transcript.add_notice(text, "error")
         self._set_state(slot, "failed", what.lower())
         self._want_attention(slot, "failed")
-        self.emit(Notice(text, "error", slot))
+
+    def _give_up(self, slot: SessionSlot) -> bool:
+        """A tab opened from another one that could not open goes, and that one is shown
+        again (the error was said); the first tab stays, saying what went wrong."""
+        back = slot.opened_from
+        if slot.session is not None or back is None or back not in self.slots:
+            return False
+        self._remove_slot(slot)
+        self.focus(back)
+        return True
 
     def _show(self, slot: SessionSlot, session: LiveSession) -> None:
         slot.session = session

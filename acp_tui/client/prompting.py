@@ -57,8 +57,8 @@ class Prompting:
         self._next_prompt += 1
         prompt = QueuedPrompt(self._next_prompt, text, attachments)
         slot.queue.append(prompt)
-        if slot.state == "closed" and slot.agent.alive:
-            self._start_opening(slot)  # a new session for it, in the same slot
+        if slot.state in ("closed", "failed") and slot.agent.alive:
+            self._start_opening(slot)  # a (new) session for it, in the same slot
         self.emit(SlotChanged(slot, "queue"))
         self.drain(slot)
         return prompt

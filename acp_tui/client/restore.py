@@ -114,7 +114,10 @@ async def reattach(
     session_id = info.session_id
     cwd = Path(info.cwd)
     dirs = tuple(Path(d) for d in info.additional_directories or [])
-    client.reattach_method(replay)  # raises Unsupported before anything is recorded or sent
+    how = client.reattach_method(replay)  # raises Unsupported before anything is sent
+    local: Transcript | None = None
+    if replay and how == "resume":  # read before the restore records anything new
+        local = _local_copy(history, session_id, client.capabilities.display_name)
     recorder.begin_restore(session_id)
     stop_counting = _count_replay(client, session_id, progress) if progress else None
     try:
@@ -127,25 +130,25 @@ async def reattach(
             stop_counting()
     agent_replayed = how == "load" or has_history(session.transcript)
     recorder.finish_restore(session, replayed=agent_replayed)
-    transcript = session.transcript
-    if replay and not agent_replayed:
-        _replay_local_copy(history, session_id, transcript, client.capabilities.display_name)
+    if local is not None and not agent_replayed:
+        local.adopt_state(session.transcript)
+        session.transcript = local
     elif not replay and not agent_replayed:
-        transcript.add_notice(RESUMED_NOTICE)
+        session.transcript.add_notice(RESUMED_NOTICE)
+    transcript = session.transcript
     if transcript.title is None and info.title:
         transcript.apply(SessionInfoUpdate(title=info.title))
     return session
 
 
-def _replay_local_copy(
-    history: LocalHistory, session_id: str, transcript: Transcript, agent_name: str
-) -> None:
-    """Show the local copy in ``transcript`` and say where it came from (or that there is none)."""
+def _local_copy(history: LocalHistory, session_id: str, agent_name: str) -> Transcript:
+    """The local copy in a transcript, saying where it came from (or that there is none)."""
+    transcript = Transcript(session_id)
     try:
         count = history.replay_into(session_id, transcript)
     except Exception:
         log.warning("could not replay the local copy of %s", session_id, exc_info=True)
-        count = 0
+        transcript, count = Transcript(session_id), 0
     if count:
         transcript.add_notice(LOCAL_COPY_NOTICE)
     else:
@@ -154,6 +157,7 @@ def _replay_local_copy(
             "acp-tui has no local copy of it: the earlier history is not available.",
             "warning",
         )
+    return transcript
 
 
 async def reopen(client: AgentClient, recorder: SessionRecorder, old: LiveSession) -> LiveSession:

@@ -83,6 +83,7 @@ class AgentRuntime:
         self.error: str | None = None
         """Why the agent is not running, for the user (its exit code and last stderr)."""
         self.pending_login: AuthMethodInfo | None = None
+        self._name: str | None = None
         self.connections = 0
         """How many times the agent connected (a restart makes it one more)."""
         self.logins = 0
@@ -99,9 +100,10 @@ class AgentRuntime:
 
     @property
     def display_name(self) -> str:
+        """The agent's own name once it said it (kept after it exits), else the launch's."""
         if self.client is not None:
-            return self.client.capabilities.display_name
-        return self.launch.display_name or self.launch.agent.name
+            self._name = self.client.capabilities.display_name
+        return self._name or self.launch.display_name or self.launch.agent.name
 
     @property
     def protocol_version(self) -> int:
@@ -203,11 +205,12 @@ class AgentRuntime:
         except AgentExited as exc:
             error = exc
             self.error = describe_exit(exc, self.paths.log_dir)
-            self._set("exited", self.error.splitlines()[0])
+            code = "" if exc.exit_code is None else f" (code {exc.exit_code})"
+            self._set("exited", f"the agent exited{code}")
         except (AgentError, RpcError, OSError) as exc:
             error = exc
             self.error = f"Could not talk to the agent: {exc}"
-            self._set("failed", self.error.splitlines()[0])
+            self._set("failed", "could not talk to the agent: Ctrl+R tries again")
         finally:
             self.recorder.detach()
             self.client = None

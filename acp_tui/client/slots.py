@@ -108,6 +108,8 @@ class SessionSlot:
     """Whether any prompt was sent in this slot's session (an unused session is not kept)."""
     placeholder: Transcript = field(default_factory=lambda: Transcript(""))
     """What the slot shows before its session opens (notices of what went wrong)."""
+    opened_from: SessionSlot | None = None
+    """The tab that was current when this one was opened: back there if opening fails."""
 
     @property
     def transcript(self) -> Transcript:

@@ -140,6 +140,7 @@ class Workspace(Prompting, Opening, ListedSessions):
         self.slots: list[SessionSlot] = []
         self.current: SessionSlot | None = None
         self._tg: TaskGroup | None = None
+        self._closed = anyio.Event()
         self._next_id = 0
         self._unwatch: dict[int, Callable[[], None]] = {}
 
@@ -173,6 +174,13 @@ class Workspace(Prompting, Opening, ListedSessions):
             for agent in list(self.agents.values()):
                 while agent.state != "stopped":
                     await agent.wait_ready_or_stopped()
+
+    def close(self) -> None:
+        """Ask whoever waits in `wait_closed` to leave (the UI is quitting)."""
+        self._closed.set()
+
+    async def wait_closed(self) -> None:
+        await self._closed.wait()
 
     def subscribe(self, listener: Callable[[WorkspaceEvent], object]) -> Callable[[], None]:
         """Receive every event; returns the unsubscriber. A listener that raises is logged."""
@@ -358,6 +366,7 @@ class Workspace(Prompting, Opening, ListedSessions):
             cwd = Path(intent.info.cwd)
             dirs = tuple(Path(d) for d in intent.info.additional_directories or [])
         slot = SessionSlot(self._next_id, agent, intent, cwd, dirs, status=agent.status)
+        slot.opened_from = self.current
         self.slots.append(slot)
         self.emit(SlotAdded(slot))
         if focus or self.current is None:

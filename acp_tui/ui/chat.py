@@ -1,213 +1,259 @@
-"""Provides ChatScreen: the live session's status line, transcript, options bar and prompt.
+"""Provides ChatScreen: the session browser, the tabs and one chat pane per open session.
 
-The first frame shows the status line, the prompt editor (usable at once) and the footer. The
-transcript view, the options bar and the session browser need the protocol models, which take
-longer to import than Textual itself, so a thread imports them after the first frame and the
-screen puts them in place; `views_ready` is set then, and the agent is started after it.
+The screen keeps the panes, the tabs and the browser in step with the Workspace: each
+`WorkspaceMessage` (a Workspace event, posted by the App) is applied here, and nothing else
+changes what is shown. Panes act on their own slot; the screen handles what spans them: which
+tab is shown, the keys that switch tabs, and the keys that act on the current pane.
+
+The first frame has one pane (status line, prompt) and stand-ins for the rest; `views_arrived`
+puts the views in once the core is imported (see `acp_tui.ui.startup`).
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import ContentSwitcher, Footer, Tabs
 
-from acp_tui.client.errors import AgentError
-from acp_tui.protocol.errors import RpcError
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.config.paths import Paths
 from acp_tui.store.history import history_for_project
-from acp_tui.ui.memory import resume_collection
-from acp_tui.ui.safe_text import sanitize
-from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.memory import settle_memory
+from acp_tui.ui.messages import WorkspaceMessage
+from acp_tui.ui.startup import StandIn, Startup, replace_stand_in
+from acp_tui.ui.widgets.chat_pane import ChatPane
 
 if TYPE_CHECKING:
-    from acp_tui.client.session import LiveSession
-    from acp_tui.client.transcript import Change
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.client.slots import SessionSlot
+    from acp_tui.client.workspace import Workspace
     from acp_tui.ui.browser.panel import SessionBrowser
-    from acp_tui.ui.transcript_view import TranscriptView
-    from acp_tui.ui.widgets.session_options import SessionOptions
+    from acp_tui.ui.startup import Core
+    from acp_tui.ui.widgets.session_tabs import SessionTabs
 
-STATE_LABELS = {"idle": "ready", "running": "working…", "requires_action": "waiting for you"}
+__all__ = ["ChatScreen"]
+
+FIRST_PANE = "pane-first"
 
 
 class ChatScreen(Screen[None]):
-    """The chat with the agent: a status line, the transcript and the prompt editor."""
+    """The chat: tabs of sessions, each a pane, and the session browser beside them."""
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+o", "copy_last_reply", "Copy", tooltip="Copy the last reply"),
         Binding("ctrl+t", "toggle_thoughts", "Thoughts", show=False),
+        Binding("ctrl+pagedown", "step_tab(1)", "Next tab", show=False),
+        Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", show=False),
+        *(Binding(f"alt+{n}", f"go_to_tab({n})", show=False) for n in range(1, 10)),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, launch: LaunchSpec, paths: Paths, startup: Startup) -> None:
         super().__init__()
-        self.session: LiveSession | None = None
-        self.agent_status = "starting the agent…"
-        self._unsubscribe: object = None
-        self.views_ready = asyncio.Event()
-        """Set once the transcript view, the options bar and the session browser are in place."""
-
-    @property
-    def acp(self) -> AcpApp:
-        """The app, typed (the chat screen only ever runs inside AcpApp)."""
-        from acp_tui.ui.app import AcpApp
-
-        app = self.app
-        assert isinstance(app, AcpApp)
-        return app
+        self.launch = launch
+        self.paths = paths
+        self.startup = startup
+        self.workspace: Workspace | None = None
+        self.panes: dict[int, ChatPane] = {}
+        self.history = history_for_project(launch.cwd, paths)
 
     def compose(self) -> ComposeResult:
-        # The session browser (Ctrl+B, hidden at first) arrives with the views, left of #chat;
-        # until then stand-ins look like the empty transcript and options bar.
-        with Horizontal(id="main"), Vertical(id="chat"):
-            yield Static(self.status_text(), id="status")
-            yield Static(id="transcript-stand-in", classes="stand-in")
-            yield Static(id="session-options-stand-in", classes="stand-in")
-            yield PromptInput(id="prompt")
+        with Horizontal(id="main"):
+            yield StandIn("browser")
+            with Vertical(id="chat"):
+                yield StandIn("tabs")
+                with ContentSwitcher(id="panes", initial=FIRST_PANE):
+                    yield ChatPane(self.launch, core=None, history=self.history, id=FIRST_PANE)
         yield Footer(compact=True)  # every key fits in 80 columns
 
     def on_mount(self) -> None:
-        prompt = self.query_one(PromptInput)
-        # The prompt history is kept per project.
-        prompt.prompt_history = history_for_project(self.acp.launch.cwd, self.acp.paths)
-        prompt.focus()
-        self.call_after_refresh(self.load_views)  # not before the first frame is out
+        self.current_pane.prompt.focus()
 
-    @work(group="chat-views")
-    async def load_views(self) -> None:
-        """Import the views in a thread (typing goes on meanwhile), then swap them in."""
-        browser_cls, transcript_cls, options_cls = await asyncio.to_thread(_view_classes)
-        view = transcript_cls(id="transcript")
-        view.show_thoughts = self.acp.launch.settings.show_thoughts
-        with self.app.batch_update():
-            await self.query_one("#main").mount(browser_cls(id="browser"), before="#chat")
-            await self.query_one("#chat").mount_all(
-                [view, options_cls(id="session-options")], before="#transcript-stand-in"
-            )
-            await self.query(".stand-in").remove()
-        resume_collection()  # startup is over (see pause_collection)
-        self.views_ready.set()
-        if self.session is not None:
-            self.show_session(self.session)
+    async def views_arrived(self, core: Core) -> None:
+        """The core is imported: the browser, the tabs and the first pane's views go in."""
+        for stand_in in list(self.query(StandIn).results()):
+            if stand_in.kind == "browser":
+                browser = core.session_browser(self.launch.cwd, self.paths, id="browser")
+                await replace_stand_in(stand_in, browser)
+            elif stand_in.kind == "tabs":
+                await replace_stand_in(stand_in, core.session_tabs(id="tabs"))
+        await self.query_one(f"#{FIRST_PANE}", ChatPane).views_arrived(core)
+
+    def attach(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    # -- what is shown -----------------------------------------------------------------------
 
     @property
-    def transcript_view(self) -> TranscriptView:
-        from acp_tui.ui.transcript_view import TranscriptView
-
-        return self.query_one(TranscriptView)
-
-    @property
-    def session_options(self) -> SessionOptions:
-        from acp_tui.ui.widgets.session_options import SessionOptions
-
-        return self.query_one(SessionOptions)
+    def current_pane(self) -> ChatPane:
+        switcher = self.query_one("#panes", ContentSwitcher)
+        return self.query_one(f"#{switcher.current or FIRST_PANE}", ChatPane)
 
     @property
-    def browser(self) -> SessionBrowser:
-        from acp_tui.ui.browser.panel import SessionBrowser
+    def browser(self) -> SessionBrowser | None:
+        core = self.startup.core
+        found = self.query(core.session_browser) if core is not None else None
+        return found.first() if found else None
 
-        return self.query_one(SessionBrowser)
+    @property
+    def tabs(self) -> SessionTabs | None:
+        core = self.startup.core
+        found = self.query(core.session_tabs) if core is not None else None
+        return found.first() if found else None
 
-    # -- status ------------------------------------------------------------------------------
+    @property
+    def agent_status(self) -> str:
+        """What the current tab's agent or session is doing (see `ChatPane.agent_status`)."""
+        return self.current_pane.agent_status
 
     def status_text(self) -> str:
-        """Agent, protocol, cwd, extra roots, then the turn state (or the agent's state)."""
-        app = self.acp
-        launch = app.launch
-        parts = [app.agent_display_name, f"ACP v{app.protocol_version}", str(launch.cwd)]
-        roots = (
-            self.session.additional_directories if self.session else launch.additional_directories
-        )
-        if roots:
-            parts.append("+ " + ", ".join(p.name or str(p) for p in roots))
-        if self.session is not None and app.agent_alive:
-            transcript = self.session.transcript
-            parts.append(STATE_LABELS.get(transcript.state, transcript.state))
+        return self.current_pane.status_text()
+
+    def pane_of(self, slot: SessionSlot) -> ChatPane | None:
+        return self.panes.get(slot.id)
+
+    # -- Workspace events --------------------------------------------------------------------
+
+    @on(WorkspaceMessage)
+    async def apply_event(self, message: WorkspaceMessage) -> None:
+        from acp_tui.client import slots as ev
+
+        event, ws = message.event, self.workspace
+        if ws is None:
+            return
+        if isinstance(event, ev.SlotAdded):
+            await self.add_pane(event.slot, ws)
+        elif isinstance(event, ev.SlotRemoved):
+            await self.remove_pane(event.slot)
+        elif isinstance(event, ev.CurrentChanged):
+            self.show_current(event.slot, ws)
+        elif isinstance(event, ev.SlotChanged):
+            self.slot_changed(event.slot, event.what)
+        elif isinstance(event, ev.SessionShown):
+            pane = self.pane_of(event.slot)
+            if pane is not None:
+                pane.show_session()
+            self.refresh_tab(event.slot)
+            if self.browser is not None:
+                self.browser.agent_ready()
+            settle_memory()  # startup and any replayed history are long-lived from here on
+        elif isinstance(event, ev.AgentChanged):
+            for slot in ws.slots_of(event.agent):
+                self.slot_changed(slot, "status")
+            if self.browser is not None and self.browser.agent is event.agent:
+                self.browser.agent_ready()
+        elif isinstance(event, ev.Notice):
+            severity = "information" if event.level == "info" else event.level
+            self.app.notify(event.text, severity=severity, timeout=10, markup=False)
+        elif isinstance(event, ev.DraftsReturned):
+            pane = self.pane_of(event.slot)
+            if pane is not None:
+                pane.return_drafts(event.texts)
+        elif isinstance(event, ev.ActionProgress):
+            if self.browser is not None:
+                self.browser.show_progress_of(event)
+        elif isinstance(event, ev.SessionsChanged) and self.browser is not None:
+            self.browser.sessions_changed(event)
+
+    async def add_pane(self, slot: SessionSlot, ws: Workspace) -> None:
+        first = self.query_one(f"#{FIRST_PANE}", ChatPane)
+        if first.slot is None and not self.panes:
+            pane = first  # the first frame's pane takes the first slot, draft and all
         else:
-            parts.append(self.agent_status)
-        if self.session is not None and self.session.title:
-            parts.append(self.session.title)
-        return sanitize("  ·  ".join(parts))
+            pane = ChatPane(self.launch, core=self.startup.core, history=self.history)
+            pane.id = f"pane-{slot.id}"
+            await self.query_one("#panes", ContentSwitcher).mount(pane)
+        self.panes[slot.id] = pane
+        pane.bind(slot, ws)
+        self.refresh_tab(slot)
 
-    def refresh_status(self) -> None:
-        for status in self.query("#status").results(Static):
-            status.update(self.status_text())
+    async def remove_pane(self, slot: SessionSlot) -> None:
+        pane = self.panes.pop(slot.id, None)
+        if self.tabs is not None:
+            self.tabs.remove_slot(slot.id)
+        if pane is not None and pane.id != FIRST_PANE:
+            await pane.remove()
+        elif pane is not None:
+            pane.display = False  # the first pane stays: the switcher's initial child
 
-    def set_agent_status(self, text: str) -> None:
-        self.agent_status = text
-        self.refresh_status()
+    def show_current(self, slot: SessionSlot | None, ws: Workspace) -> None:
+        if slot is None:
+            return
+        pane = self.pane_of(slot)
+        if pane is None:
+            return
+        pane.display = True
+        self.query_one("#panes", ContentSwitcher).current = pane.id
+        if self.tabs is not None:
+            self.tabs.show_slot(slot.id)
+        if self.browser is not None:
+            self.browser.bind(ws, slot.agent)
+            self.browser.render_rows()
+        pane.prompt.focus()
 
-    # -- the session ---------------------------------------------------------------------------
+    def slot_changed(self, slot: SessionSlot, what: str) -> None:
+        pane = self.pane_of(slot)
+        if pane is not None:
+            pane.refresh_status()
+            if what in ("queue", "state"):
+                pane.refresh_queue()
+        self.refresh_tab(slot)
+        if what == "attention" and slot.attention is not None:
+            self.app.bell()  # a session in the background wants the user
+        if what in ("attention", "state", "title") and self.browser is not None:
+            self.browser.render_rows()
 
-    def show_session(self, session: LiveSession) -> None:
-        if callable(self._unsubscribe):
-            self._unsubscribe()
-        self.session = session
-        if self.views_ready.is_set():
-            self.transcript_view.show(session.transcript, session.terminal_output)
-            self.query_one(PromptInput).set_session(session)
-            self.session_options.show(session.transcript)
-        self._unsubscribe = session.transcript.subscribe(self.on_transcript_change)
-        self.refresh_status()
+    def refresh_tab(self, slot: SessionSlot) -> None:
+        from acp_tui.ui.widgets.session_tabs import tab_label
 
-    def on_transcript_change(self, change: Change) -> None:
-        if change.kind in ("state", "meta"):
-            self.refresh_status()
+        tabs, ws = self.tabs, self.workspace
+        if tabs is None or ws is None or slot not in ws.slots:
+            return
+        several_agents = len({s.agent.key for s in ws.slots}) > 1
+        number = ws.slots.index(slot) + 1
+        tabs.set_tab(slot.id, tab_label(slot, number, with_agent=several_agents))
 
-    @on(PromptInput.Submitted)
-    def send_prompt(self, event: PromptInput.Submitted) -> None:
-        if self.acp.submit_prompt(event.text, event.attachments):
-            event.prompt_input.clear()
+    @on(Tabs.TabActivated)
+    def tab_chosen(self, event: Tabs.TabActivated) -> None:
+        """A tab was clicked: make its slot the current one."""
+        from acp_tui.ui.widgets.session_tabs import slot_of_tab
+
+        slot_id = slot_of_tab(event.tab.id)
+        ws = self.workspace
+        if ws is not None and slot_id is not None:
+            ws.focus(next((s for s in ws.slots if s.id == slot_id), None))
+
+    # -- keys --------------------------------------------------------------------------------
 
     def action_cancel_turn(self) -> None:
-        self.acp.cancel_turn()
+        self.current_pane.cancel_turn()
 
     def action_copy_last_reply(self) -> None:
         """Copy the agent's last reply (its markdown source) to the clipboard."""
-        if self.views_ready.is_set():
-            self.transcript_view.action_copy_last_reply()
+        view = self.current_pane.transcript_view
+        if view is not None:
+            view.action_copy_last_reply()
 
     def action_toggle_thoughts(self) -> None:
         """Show or hide the agent's thoughts (the show_thoughts setting is the default)."""
-        if self.views_ready.is_set():
-            view = self.transcript_view
+        view = self.current_pane.transcript_view
+        if view is not None:
             view.show_thoughts = not view.show_thoughts
 
-    # -- modes and config options --------------------------------------------------------------
+    def action_step_tab(self, step: int) -> None:
+        if self.workspace is not None:
+            self.workspace.focus_step(step)
 
-    # (Handlers by name: SessionOptions is not imported before the first frame.)
-    def on_session_options_config_changed(self, event: SessionOptions.ConfigChanged) -> None:
-        self.apply_session_option(event.config_id, event.value)
+    def action_go_to_tab(self, number: int) -> None:
+        ws = self.workspace
+        if ws is not None and 0 < number <= len(ws.slots):
+            ws.focus(ws.slots[number - 1])
 
-    def on_session_options_mode_changed(self, event: SessionOptions.ModeChanged) -> None:
-        self.apply_session_option(None, event.mode_id)
-
-    @work(group="session-options", exit_on_error=False)
-    async def apply_session_option(self, config_id: str | None, value: str | bool) -> None:
-        """`session/set_config_option` (or `set_mode` when ``config_id`` is None)."""
-        client, session = self.acp.client, self.acp.session
-        if client is None or session is None:
-            return
-        try:
-            if config_id is None:
-                await client.set_mode(session.session_id, str(value))
-            else:
-                await client.set_config_option(session.session_id, config_id, value)
-        except (AgentError, RpcError) as exc:
-            session.transcript.add_notice(f"Could not change the setting: {exc}", "error")
-            self.session_options.refresh_from_transcript()
-
-
-def _view_classes() -> tuple[type[SessionBrowser], type[TranscriptView], type[SessionOptions]]:
-    """The view classes, imported (in a worker thread) after the first frame."""
-    from acp_tui.ui.browser.panel import SessionBrowser
-    from acp_tui.ui.transcript_view import TranscriptView
-    from acp_tui.ui.widgets.session_options import SessionOptions
-
-    return SessionBrowser, TranscriptView, SessionOptions
+    def toggle_browser(self) -> None:
+        """Show the session browser, widen it, hide it."""
+        if self.browser is not None:  # else it is a few frames from arriving
+            self.browser.cycle()

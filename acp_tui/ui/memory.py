@@ -7,8 +7,7 @@ load moves what exists into the permanent generation, so later collections only 
 came after. Garbage that is frozen is never freed, so this is called only after loads whose
 objects stay (a session opened, a page of the session list), not per chunk.
 
-Startup is the extreme case: `pause_collection` holds the collector off from the command line
-until the chat's views are in, and `resume_collection` freezes what startup made.
+Startup is the extreme case: see `acp_tui.ui.startup`.
 """
 
 from __future__ import annotations
@@ -20,18 +19,3 @@ def settle_memory() -> None:
     """Collect once, then freeze what is left (see the module docstring)."""
     gc.collect(1)
     gc.freeze()
-
-
-def pause_collection() -> None:
-    """Hold the cyclic collector off while the app starts (until `resume_collection`).
-
-    Startup allocates modules, classes and widgets, nearly all of them long-lived, so
-    collecting among them is wasted work: about a tenth of the time to the first frame.
-    """
-    gc.disable()
-
-
-def resume_collection() -> None:
-    """End `pause_collection`: freeze what startup made (see `settle_memory`), collect again."""
-    settle_memory()
-    gc.enable()

@@ -16,6 +16,7 @@ from acp_tui.ui.dialogs.auth import AuthDialog
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.session_options import SessionOptions
 from tests.app.helpers import wait_for, wait_for_screen
+from tests.app.test_app_smoke import screen_text
 from tests.unit.agent_helpers import record_wire
 
 PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
@@ -70,7 +71,7 @@ async def test_agent_login_then_session_opens(
 
 async def settled_bar(pilot: Pilot[int], app: AcpApp) -> None:
     """Wait until the options bar has composed its pickers (leaving earlier races its mount)."""
-    bar = app.chat.query_one(SessionOptions)
+    bar = app.chat.current_pane.query_one(SessionOptions)
     await wait_for(pilot, lambda: bool(bar.pickers) and not bar._rebuilding)
     await pilot.pause()
 
@@ -104,8 +105,9 @@ async def test_cancelled_login_is_reported(make_app: Callable[..., AcpApp]) -> N
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_screen(pilot, AuthDialog)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: "could not talk" in app.chat.agent_status)
+        await wait_for(pilot, lambda: "could not open a session" in app.chat.agent_status)
         assert app.session is None
+        await wait_for(pilot, lambda: "login cancelled" in screen_text(app))
 
 
 async def test_failed_terminal_login_offers_restart(make_app: Callable[..., AcpApp]) -> None:
@@ -145,7 +147,7 @@ async def test_crash_mid_turn_keeps_transcript_and_draft_then_restart_resumes(
             ),
         )
         await pilot.press(*"crash", "enter")
-        prompt = app.chat.query_one(PromptInput)
+        prompt = app.chat.current_pane.query_one(PromptInput)
         await wait_for(pilot, lambda: "exited" in app.chat.agent_status)
         prompt.insert("my unsent draft")
         text = notices(app)

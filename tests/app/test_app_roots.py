@@ -12,7 +12,7 @@ from textual.widgets import Button
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.roots import RootsDialog
-from tests.app.helpers import wait_for
+from tests.app.helpers import wait_for, wait_for_screen
 
 
 def extra_root(tmp_path: Path) -> Path:
@@ -48,7 +48,12 @@ async def test_cancelling_leaves_the_app_up_without_a_session(
         await wait_for(pilot, lambda: "no session" in app.chat.agent_status)
         assert app.session is None
         assert app.agent_alive
-        assert app.submit_prompt("hello") is False  # says how to start one instead
+        assert app.workspace is not None
+        assert app.slot is not None
+        queued = app.workspace.submit(app.slot, "hello")  # kept, and the session tried again
+        assert queued is not None
+        assert [p.text for p in app.slot.queue] == ["hello"]
+        await wait_for_screen(pilot, RootsDialog)
 
 
 async def test_supported_roots_are_sent_and_remembered(
@@ -88,7 +93,10 @@ async def test_an_agent_refusing_the_roots_is_named_with_its_message(
 
         client.new_session = refuse  # type: ignore[method-assign]
         before = app.session
-        session = await app.create_session(client, app.launch.cwd, (root,))
-        assert session is None
+        assert app.workspace is not None
+        assert app.slot is not None
+        app.workspace.open_new(app.slot.agent, app.launch.cwd, (root,))
+        await wait_for(pilot, lambda: any("refused the extra roots" in m for m in said))
+        await wait_for(pilot, lambda: len(app.workspace.slots) == 1)  # type: ignore[union-attr]
         assert app.session is before
         assert any("refused the extra roots: roots outside the sandbox" in m for m in said)

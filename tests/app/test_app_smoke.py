@@ -24,7 +24,7 @@ def process_gone(pid: int) -> bool:
 
 
 def screen_text(app: AcpApp) -> str:
-    return "\n".join(app.chat.query_one(TranscriptView).plain_lines())
+    return "\n".join(app.chat.current_pane.query_one(TranscriptView).plain_lines())
 
 
 @pytest.fixture(params=[1, 2], ids=["v1", "v2"])
@@ -108,12 +108,13 @@ async def test_every_turn_is_recorded_locally_as_it_streams(
         live = [
             (e.role, e.text) for e in app.session.transcript.entries if isinstance(e, MessageEntry)
         ]
-    [cached] = app.transcripts.sessions(app.agent_key)
+    assert app.workspace is not None
+    assert app.slot is not None
+    cache, agent_key = app.workspace.cache, app.slot.agent.key
+    [cached] = cache.sessions(agent_key)
     assert cached.session_id == session_id
     assert cached.title  # the agent's session_info_update reached the index
     replayed = Transcript(session_id)
-    app.transcripts.replay_into(
-        app.agent_key, session_id, replayed.apply, replayed.add_user_message
-    )
+    cache.replay_into(agent_key, session_id, replayed.apply, replayed.add_user_message)
     again = [(e.role, e.text) for e in replayed.entries if isinstance(e, MessageEntry)]
     assert again == live

@@ -46,7 +46,7 @@ async def test_v2_permission_shows_the_agents_question_and_the_diff_renders(
                 and app.session.transcript.state == "idle"
             ),
         )
-        lines = "\n".join(app.chat.query_one(TranscriptView).plain_lines())
+        lines = "\n".join(app.chat.current_pane.query_one(TranscriptView).plain_lines())
         assert "+def greet" in lines  # the v2 patch, coloured as a diff
 
 
@@ -69,7 +69,7 @@ async def test_v2_agent_owned_terminal_shows_its_output_in_the_tool_call(
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         await pilot.press(*"terminal", "enter")
-        view = app.chat.query_one(TranscriptView)
+        view = app.chat.current_pane.query_one(TranscriptView)
         await wait_for(pilot, lambda: idle(app))
 
         def shown() -> str:

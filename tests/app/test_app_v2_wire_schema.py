@@ -47,7 +47,7 @@ async def test_everything_the_app_sends_on_v2_fits_the_v2_schema(
         await wait_for(pilot, lambda: idle(app))
 
         # The model picked in the options bar.
-        bar = app.chat.query_one(SessionOptions)
+        bar = app.chat.current_pane.query_one(SessionOptions)
         await wait_for(pilot, lambda: len(bar.query(Select)) >= 2 and not bar._rebuilding)
         model = next(s for s in bar.query(Select).results(Select) if s.name == "config:model")
         model.focus()
@@ -75,7 +75,7 @@ async def test_everything_the_app_sends_on_v2_fits_the_v2_schema(
         fork = app.session.session_id
 
         # A running turn cancelled with Esc (in the chat, on the fork).
-        app.chat.query_one("#prompt").focus()
+        app.chat.current_pane.query_one("#prompt").focus()
         await pilot.press(*"hang", "enter")
         await wait_for(pilot, lambda: app.session is not None and app.session.prompt_pending)
         await pilot.press("escape")

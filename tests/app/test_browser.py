@@ -12,13 +12,13 @@ from textual.widgets import Button, Static
 
 from acp_tui.client.agent import connect
 from acp_tui.client.recorder import SessionRecorder, agent_key_for
+from acp_tui.client.restore import LOCAL_COPY_NOTICE
 from acp_tui.client.session_list import display_title
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.browser.actions import LOCAL_COPY_NOTICE
 from acp_tui.ui.browser.panel import SessionBrowser
 from acp_tui.ui.browser.rows import SessionRows
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
@@ -109,7 +109,7 @@ async def test_toggle_cycles_the_panel_and_shows_titles(
     app = make_app(protocol=protocol)
     await seed(app, ["alpha topic", "beta topic"])
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, app.chat.views_ready.is_set)  # the views arrive after frame one
+        await wait_for(pilot, app.startup.ready.is_set)  # the views arrive after frame one
         assert not browser(app).display
         sent = await open_browser(pilot, app)
         panel = browser(app)
@@ -123,7 +123,7 @@ async def test_toggle_cycles_the_panel_and_shows_titles(
         assert panel.has_class("-wide")
         await pilot.press("ctrl+b")
         assert not panel.display
-        assert app.focused is app.chat.query_one("#prompt")
+        assert app.focused is app.chat.current_pane.query_one("#prompt")
         titles = [c.title for c in app.get_system_commands(app.chat)]
         assert "Sessions: toggle browser" in titles
 
@@ -186,7 +186,7 @@ async def test_text_search_is_local_and_instant(make_app: Callable[..., AcpApp])
         assert row_titles(app) == ["fix the parser"]
         assert len(calls(sent, "session/list")) == before
         await pilot.press("escape")
-        assert app.focused is app.chat.query_one("#prompt")
+        assert app.focused is app.chat.current_pane.query_one("#prompt")
 
 
 @PROTOCOLS
@@ -213,7 +213,7 @@ async def test_enter_resumes_with_replay(make_app: Callable[..., AcpApp], protoc
         assert not calls(sent, other)
         assert "Resumed without replay" not in screen_text(app)
         assert "chat" in browser(app).tags()[sid]
-        assert app.focused is app.chat.query_one("#prompt")
+        assert app.focused is app.chat.current_pane.query_one("#prompt")
 
 
 @PROTOCOLS
@@ -483,13 +483,16 @@ async def test_extra_roots_need_the_capability(make_app: Callable[..., AcpApp]) 
         rooted = SessionInfo(
             session_id="demo-x", cwd=str(app.launch.cwd), additional_directories=["/elsewhere"]
         )
-        reason = app.why_unavailable("replay", rooted)
+        assert app.workspace is not None
+        assert app.slot is not None
+        ws, agent = app.workspace, app.slot.agent
+        reason = ws.why_unavailable(agent, "replay", rooted)
         assert reason is not None
         assert "extra roots" in reason
         assert "additionalDirectories" in reason
-        assert app.why_unavailable("fork", rooted) == reason
+        assert ws.why_unavailable(agent, "fork", rooted) == reason
         plain = rooted.model_copy(update={"additional_directories": []})
-        assert app.why_unavailable("replay", plain) is None
+        assert ws.why_unavailable(agent, "replay", plain) is None
 
 
 async def test_an_expired_cursor_shows_an_error_row_and_reloads(

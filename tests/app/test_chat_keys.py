@@ -12,7 +12,7 @@ from tests.app.helpers import wait_for
 
 
 def text(app: AcpApp) -> str:
-    return "\n".join(app.chat.query_one(TranscriptView).plain_lines())
+    return "\n".join(app.chat.current_pane.query_one(TranscriptView).plain_lines())
 
 
 async def test_ctrl_o_copies_the_last_reply_source(make_app: Callable[..., AcpApp]) -> None:
@@ -31,8 +31,7 @@ async def test_ctrl_o_copies_the_last_reply_source(make_app: Callable[..., AcpAp
 async def test_show_thoughts_setting_hides_thoughts_and_ctrl_t_shows_them(
     make_app: Callable[..., AcpApp],
 ) -> None:
-    app = make_app()
-    app.launch = replace(app.launch, settings=Settings(show_thoughts=False))
+    app = AcpApp(replace(make_app().launch, settings=Settings(show_thoughts=False)))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         await pilot.press(*"think", "enter")

@@ -57,9 +57,14 @@ async def test_export_after_a_turn_writes_the_conversation(
         assert not default.exists()  # the dialog only chooses
         chosen = results[0]
         assert chosen is not None
+        agent_name = app.slot.agent.display_name if app.slot else ""
         write_export(
             chosen,
-            transcript_to_markdown(session.transcript, agent=app.agent_display_name, cwd=str(cwd)),
+            transcript_to_markdown(
+                session.transcript,
+                agent=agent_name,
+                cwd=str(cwd),
+            ),
         )
         text = chosen.read_text()
         assert "**You:**\n\n> hello export" in text

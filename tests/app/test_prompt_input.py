@@ -21,7 +21,7 @@ PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 async def ready(pilot: Pilot[int], app: AcpApp) -> PromptInput:
     """Wait for the session and the demo agent's commands; the prompt editor."""
     await wait_for(pilot, lambda: app.session is not None and bool(app.session.transcript.commands))
-    return app.chat.query_one(PromptInput)
+    return app.chat.current_pane.query_one(PromptInput)
 
 
 def idle(app: AcpApp) -> bool:

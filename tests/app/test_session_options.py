@@ -36,7 +36,7 @@ async def mount_bar(app: AcpApp, pilot: Any, sent: Sent) -> SessionOptions:
     app.client.connection.tracer = lambda direction, msg: (
         sent.append(msg) if direction == "send" else None
     )
-    bar = app.chat.query_one(SessionOptions)  # the chat screen's own bar
+    bar = app.chat.current_pane.query_one(SessionOptions)  # the chat screen's own bar
     await wait_for(pilot, lambda: len(bar.query(Select)) >= 2)
     await pilot.pause()
     return bar

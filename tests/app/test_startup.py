@@ -30,8 +30,8 @@ HEAVY = [
 ]
 """Modules that take longer to import than Textual itself: none may hold up the first frame."""
 
-# Runs the real command line's import path, then the app headless; when the chat screen asks
-# for its views (just after its first refresh) it records what is imported and quits.
+# Runs the real command line's import path, then the app headless; when the app starts loading
+# the core (just after its first refresh) it records what is imported and quits.
 SCRIPT = """
 import json, sys
 from pathlib import Path
@@ -39,16 +39,15 @@ import acp_tui.cli
 from acp_tui.client.launch import LaunchSpec, demo_agent_command
 from acp_tui.config.paths import get_paths
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.chat import ChatScreen
 
 seen = {}
 
-def load_views(self):
+async def run_workspace(self):
     seen.update((name, name in sys.modules) for name in json.loads(sys.argv[1]))
-    seen["status"] = str(self.query_one("#status").render())
-    self.app.exit()
+    seen["status"] = str(self.chat.query_one("#status").render())
+    self.exit()
 
-ChatScreen.load_views = load_views
+AcpApp.run_workspace = run_workspace
 launch = LaunchSpec(agent=demo_agent_command(get_paths()), cwd=Path.cwd(), display_name="demo")
 AcpApp(launch).run(headless=True, size=(100, 20))
 print(json.dumps(seen))
@@ -79,9 +78,9 @@ async def test_the_views_replace_their_stand_ins_and_keep_the_draft(
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"draft")  # the prompt takes keys from the first frame on
-        await wait_for(pilot, app.chat.views_ready.is_set)
+        await wait_for(pilot, app.startup.ready.is_set)
         assert not app.chat.query(".stand-in")
         for view in (TranscriptView, SessionOptions, SessionBrowser):
             assert len(app.chat.query(view)) == 1
-        assert app.chat.query_one("#prompt", TextArea).text == "draft"
+        assert app.chat.current_pane.query_one("#prompt", TextArea).text == "draft"
         await wait_for(pilot, lambda: app.session is not None)

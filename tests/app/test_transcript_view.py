@@ -298,7 +298,7 @@ async def test_demo_agent_terminal_and_thought(make_app: Callable[..., AcpApp]) 
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
-        view = app.chat.query_one(TranscriptView)
+        view = app.chat.current_pane.query_one(TranscriptView)
         await pilot.press(*"think terminal", "enter")
         await wait_for(pilot, lambda: "│ hello from the demo agent" in text_of(view))
         await wait_for(

@@ -56,8 +56,8 @@ async def measure(
         await wait(lambda: app.session is not None)
         await pilot.pause()
         panel = app.chat.query_one(SessionBrowser)
-        view = app.chat.query_one(TranscriptView)
-        prompt = app.chat.query_one("#prompt")
+        view = app.chat.current_pane.query_one(TranscriptView)
+        prompt = app.chat.current_pane.query_one("#prompt")
         statuses: list[str] = []
         original = panel.set_status
 

@@ -66,7 +66,7 @@ def app_of(pilot: Pilot[int]) -> AcpApp:
 async def ready(pilot: Pilot[int]) -> None:
     app = app_of(pilot)
     await until(pilot, lambda: app.session is not None)
-    app.chat.query_one(PromptInput).cursor_blink = False
+    app.chat.current_pane.query_one(PromptInput).cursor_blink = False
 
 
 async def settle(pilot: Pilot[int]) -> None:
@@ -150,7 +150,7 @@ def test_agent_crash_mid_turn(
         app = app_of(pilot)
         await pilot.press(*"crash", "enter")
         await until(pilot, lambda: "exited" in app.chat.agent_status)
-        app.chat.query_one(PromptInput).insert("a draft that survives")
+        app.chat.current_pane.query_one(PromptInput).insert("a draft that survives")
         await settle(pilot)
 
     assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=run)
@@ -195,7 +195,7 @@ def test_agent_still_starting(
     async def run(pilot: Pilot[int]) -> None:
         app = app_of(pilot)
         await until(pilot, lambda: bool(app.chat.query(PromptInput)))
-        app.chat.query_one(PromptInput).cursor_blink = False
+        app.chat.current_pane.query_one(PromptInput).cursor_blink = False
         await pilot.press(*"typed while starting")
         await settle(pilot)
 

@@ -11,17 +11,22 @@ close, delete) are gated on what the agent advertises, with the reason shown; th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from pathlib import Path
+from typing import Literal
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
 from acp_tui.client.agent import AgentClient
-from acp_tui.client.session_list import SessionLister
+from acp_tui.client.runtime import AgentRuntime
+from acp_tui.client.session_list import SessionLister, display_title
+from acp_tui.client.slots import ActionProgress, SessionsChanged
+from acp_tui.client.workspace import Workspace
+from acp_tui.config.paths import Paths
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
 from acp_tui.store.recent_roots import recent_roots_for_project
@@ -30,8 +35,7 @@ from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_sta
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.safe_text import sanitize
 
-if TYPE_CHECKING:
-    from acp_tui.ui.app import AcpApp
+ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "done"}
 
 Width = Literal["hidden", "narrow", "wide"]
 NEXT_WIDTH: dict[Width, Width] = {"hidden": "narrow", "narrow": "wide", "wide": "hidden"}
@@ -73,23 +77,21 @@ class SessionBrowser(Vertical):
         Binding("escape", "back", "Prompt"),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, project: Path, paths: Paths, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.project = project
+        self.paths = paths
         self.width: Width = "hidden"
         self.lister = SessionLister()
+        self.lister.cwd = project
+        self.workspace: Workspace | None = None
+        self.agent: AgentRuntime | None = None
+        """The agent whose sessions are listed: the current tab's."""
         self.client: AgentClient | None = None
         """The client the rows came from (a restarted agent is listed afresh)."""
         self.inflight: int | None = None
         """The generation of the page being fetched, if any."""
         self.unsubscribe: Callable[[], None] | None = None
-
-    @property
-    def acp(self) -> AcpApp:
-        from acp_tui.ui.app import AcpApp
-
-        app = self.app
-        assert isinstance(app, AcpApp)
-        return app
 
     def compose(self) -> ComposeResult:
         yield Static("Sessions", id="browser-header")
@@ -102,9 +104,6 @@ class SessionBrowser(Vertical):
     @property
     def rows(self) -> SessionRows:
         return self.query_one(SessionRows)
-
-    def on_mount(self) -> None:
-        self.lister.cwd = self.acp.launch.cwd
 
     def on_unmount(self) -> None:
         self.attach(None)
@@ -127,12 +126,23 @@ class SessionBrowser(Vertical):
             self.reload()
         self.rows.focus()
 
+    def bind(self, workspace: Workspace, agent: AgentRuntime | None) -> None:
+        """List the sessions of ``agent`` (the current tab's), acting through ``workspace``."""
+        changed = agent is not self.agent
+        self.workspace, self.agent = workspace, agent
+        if changed and self.width != "hidden":
+            self.reload()
+
     def agent_ready(self) -> None:
         """The agent (re)connected or a session opened: reload when the client changed."""
-        if self.width != "hidden" and self.acp.client is not self.client:
+        if self.width != "hidden" and self.current_client() is not self.client:
             self.reload()
         else:
             self.render_rows()
+
+    def current_client(self) -> AgentClient | None:
+        agent = self.agent
+        return agent.client if agent is not None and agent.alive else None
 
     def attach(self, client: AgentClient | None) -> None:
         if self.unsubscribe is not None:
@@ -144,17 +154,16 @@ class SessionBrowser(Vertical):
 
     def reload(self) -> None:
         """Start over from the first page (or the local history when the agent cannot list)."""
-        app = self.acp
-        client = app.client
+        client = self.current_client()
         if client is not self.client:
             self.attach(client)
-        if client is None:
+        if client is None or self.workspace is None or self.agent is None:
             self.lister.restart()
             self.set_status("Waiting for the agent…")
             self.render_rows()
             return
         if not client.capabilities.can_list:
-            self.lister.show_local(app.local_session_infos())
+            self.lister.show_local(self.workspace.local_session_infos(self.agent))
         else:
             self.lister.local = False
             self.lister.restart()
@@ -200,22 +209,24 @@ class SessionBrowser(Vertical):
         self.update_actions()
 
     def tags(self) -> dict[str, list[str]]:
-        """The tags of the loaded rows that have any (thousands of rows may be loaded)."""
-        app = self.acp
-        chat_id = app.session.session_id if app.session is not None else None
-        live = app.client.sessions if app.client is not None else {}
+        """The tags of the loaded rows that have any (thousands of rows may be loaded):
+        ``chat`` for the current tab's session, ``open`` for the other tabs', what a tab in
+        the background wants, and ``local`` for rows from acp-tui's own history."""
+        ws, agent = self.workspace, self.agent
         tags: dict[str, list[str]] = {}
         rows = self.lister.rows
-        tagged = rows if self.lister.local else [s for s in live if s in rows]
-        for session_id in tagged:
-            mine: list[str] = []
-            if session_id == chat_id and session_id in live:
-                mine.append("chat")
-            elif session_id in live and not live[session_id].closed:
-                mine.append("open")
-            if self.lister.local:
-                mine.append("local")
-            tags[session_id] = mine
+        if self.lister.local:
+            tags = {session_id: ["local"] for session_id in rows}
+        if ws is None or agent is None:
+            return tags
+        for slot in ws.slots_of(agent):
+            shown = slot.session_id
+            if shown is None or shown not in rows or not slot.live:
+                continue
+            mine = ["chat" if slot is ws.current else "open"]
+            if slot.attention is not None:
+                mine.append(ATTENTION_TAGS[slot.attention])
+            tags[shown] = mine + tags.get(shown, [])
         return tags
 
     def update_header(self) -> None:
@@ -223,10 +234,15 @@ class SessionBrowser(Vertical):
         header = self.query_one("#browser-header", Static)
         header.update(Text(sanitize(header_text(self.lister, name))))
 
+    def why_unavailable(self, action: str, info: SessionInfo | None) -> str | None:
+        if self.workspace is None or self.agent is None:
+            return "the agent is not running"
+        return self.workspace.why_unavailable(self.agent, action, info)
+
     def update_actions(self) -> None:
         info = self.rows.highlighted_info
         self.query_one(ActionBar).set_reasons(
-            {action: self.acp.why_unavailable(action, info) for action in ACTIONS}
+            {action: self.why_unavailable(action, info) for action in ACTIONS}
         )
 
     def set_status(self, text: str, level: Level = "info") -> None:
@@ -242,7 +258,24 @@ class SessionBrowser(Vertical):
         if done is not None:
             bar.update(total=total, progress=done)
 
-    # -- changes from the app and the agent ----------------------------------------------------
+    # -- changes from the Workspace and the agent -------------------------------------------
+
+    def show_progress_of(self, event: ActionProgress) -> None:
+        """An action's progress (or outcome), from the Workspace."""
+        if event.agent is not self.agent:
+            return
+        self.set_status(event.text, event.level)
+        self.show_progress(event.done, event.total)
+        if event.done is None:
+            self.render_rows()
+
+    def sessions_changed(self, event: SessionsChanged) -> None:
+        if event.agent is not self.agent:
+            return
+        if event.added is not None:
+            self.session_added(event.added)
+        if event.removed:
+            self.session_removed(list(event.removed))
 
     def session_removed(self, session_ids: list[str]) -> None:
         if self.lister.remove(session_ids):
@@ -274,7 +307,7 @@ class SessionBrowser(Vertical):
             self.render_rows()
             return
         if event.what == "all":
-            self.lister.set_filters(cwd=None if event.value else self.acp.launch.cwd)
+            self.lister.set_filters(cwd=None if event.value else self.project)
         else:
             roots = event.value if isinstance(event.value, tuple) else None
             self.lister.set_filters(additional_directories=roots)
@@ -299,11 +332,38 @@ class SessionBrowser(Vertical):
     def action_request(self, action: str) -> None:
         """Run a row action on the highlighted row (delete: on the marked rows, if any)."""
         info = self.rows.highlighted_info
-        reason = self.acp.why_unavailable(action, info)
+        reason = self.why_unavailable(action, info)
         if reason is not None or info is None:
             self.set_status(reason or "Select a session first.", "warning")
             return
-        self.acp.run_browser_action(action, info, self.rows.marked_infos())
+        ws, agent = self.workspace, self.agent
+        assert ws is not None
+        assert agent is not None
+        if action in ("replay", "resume"):
+            ws.open_listed(agent, info, replay=action == "replay")
+        elif action == "fork":
+            ws.fork(agent, info)
+        elif action == "close":
+            self.run_worker(ws.close_listed(agent, info), group="browser-close")
+        elif action == "delete":
+            self.delete_sessions(ws, agent, self.rows.marked_infos() or [info])
+
+    @work(group="browser-delete", exclusive=True, exit_on_error=False)
+    async def delete_sessions(
+        self, ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo]
+    ) -> None:
+        """Ask first (nothing is undone), then delete with progress."""
+        from acp_tui.ui.dialogs.confirm import ConfirmDialog
+
+        what = "this session" if len(infos) == 1 else f"these {len(infos)} sessions"
+        question = f"Delete {what} from {agent.display_name}?"
+        dialog = ConfirmDialog(question, [display_title(i) for i in infos])
+        if not await self.app.push_screen_wait(dialog):
+            self.set_status("Nothing was deleted.")
+            return
+        await ws.delete_listed(agent, infos)
+        self.show_progress(None)
+        self.render_rows()
 
     def action_focus_search(self) -> None:
         self.query_one("#browser-search").focus()
@@ -311,8 +371,8 @@ class SessionBrowser(Vertical):
     @on(BrowserFilters.RootsRequested)
     def action_choose_roots(self) -> None:
         """The extra-roots filter, in the roots dialog (offering the listed sessions' roots)."""
-        cwd = self.acp.launch.cwd
-        recent = recent_roots_for_project(cwd, self.acp.paths).load()
+        cwd = self.project
+        recent = recent_roots_for_project(cwd, self.paths).load()
         offered = offered_roots(self.lister.rows.values(), recent)
         self.query_one(BrowserFilters).choose_roots(cwd, offered)
 

@@ -129,6 +129,9 @@ class PromptInput(TextArea):
         attachments: tuple[Path, ...] = ()
         if self.session is not None:
             attachments = tuple(resolve_mentions(text, self.session.roots, self.session.cwd))
+        # Taken and cleared in one step: keys already queued land in the empty editor, never
+        # between the text that was sent and a later clear.
+        self.clear()
         self.post_message(self.Submitted(self, text, attachments))
 
     def action_newline(self) -> None:

@@ -18,7 +18,6 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.widgets import Label, Select, Static, Switch
 
 from acp_tui.client.transcript import Change, Transcript, Usage
@@ -27,6 +26,7 @@ from acp_tui.protocol.session_config import (
     SessionConfigSelect,
     SessionConfigSelectGroup,
 )
+from acp_tui.ui.messages import OptionChosen
 from acp_tui.ui.safe_text import sanitize
 
 MODE_KEY = "mode"
@@ -161,19 +161,6 @@ class SessionOptions(Horizontal):
         }
     }
     """
-
-    @dataclass
-    class ConfigChanged(Message):
-        """The user picked ``value`` for config option ``config_id``."""
-
-        config_id: str
-        value: str | bool
-
-    @dataclass
-    class ModeChanged(Message):
-        """The user picked the legacy mode ``mode_id``."""
-
-        mode_id: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -315,9 +302,9 @@ class SessionOptions(Horizontal):
         if key not in self.current_values() or self.current_values()[key] == value:
             return
         if key == MODE_KEY and isinstance(value, str):
-            self.post_message(self.ModeChanged(value))
+            self.post_message(OptionChosen(None, value))
         elif key.startswith("config:") and isinstance(value, str | bool):
-            self.post_message(self.ConfigChanged(key.removeprefix("config:"), value))
+            self.post_message(OptionChosen(key.removeprefix("config:"), value))
 
     @on(Select.Changed)
     def select_changed(self, event: Select.Changed) -> None:

@@ -1,0 +1,111 @@
+"""Provides DialogInteraction: the Workspace's questions answered with the app's dialogs.
+
+Permission, login method and "go on without the extra roots?" are modal dialogs; a terminal
+login suspends the app and runs the agent's own command on the real terminal. Dialogs are
+imported when shown (they need the protocol models, which the first frame does not).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from textual.app import App
+from textual.screen import ModalScreen
+
+if TYPE_CHECKING:
+    from acp_tui.client.capabilities import AuthMethodInfo
+    from acp_tui.client.runtime import AgentRuntime
+    from acp_tui.client.slots import SessionSlot
+    from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
+
+__all__ = ["DialogInteraction", "TerminalRunner", "ask"]
+
+R = TypeVar("R")
+
+TerminalRunner = Callable[[list[str], dict[str, str], Path], Awaitable[int]]
+"""Runs a command on the real terminal and returns its exit code."""
+
+
+async def ask(app: App[int], dialog: ModalScreen[R]) -> R | None:
+    """Show ``dialog`` and wait for its answer, from any task (not only workers).
+
+    Cancelled meanwhile (the agent withdrew its question), the dialog is dismissed.
+    """
+    answered = asyncio.Event()
+    answers: list[R | None] = []
+
+    def done(answer: R | None) -> None:
+        answers.append(answer)
+        answered.set()
+
+    app.push_screen(dialog, callback=done)
+    try:
+        await answered.wait()
+    finally:
+        if not answered.is_set() and dialog.is_attached:
+            dialog.dismiss(None)
+    return answers[0] if answers else None
+
+
+class DialogInteraction:
+    """The Workspace's Interaction, for the Textual app."""
+
+    def __init__(
+        self,
+        app: App[int],
+        *,
+        focus_slot: Callable[[SessionSlot], None],
+        cancel_turn: Callable[[SessionSlot], None],
+        run_interactive: TerminalRunner | None = None,
+    ) -> None:
+        self.app = app
+        self.focus_slot = focus_slot
+        self.cancel_turn = cancel_turn
+        self.run_interactive: TerminalRunner = run_interactive or self.run_in_terminal
+        """How a terminal login runs (tests give another)."""
+
+    async def ask_permission(
+        self, slot: SessionSlot, request: RequestPermissionRequest
+    ) -> RequestPermissionOutcome:
+        """Show the permission dialog over the asking session's tab; Esc there cancels the
+        turn (and so answers `cancelled`)."""
+        from acp_tui.protocol.client_methods import (
+            CancelledPermissionOutcome,
+            SelectedPermissionOutcome,
+        )
+        from acp_tui.ui.dialogs.permission import PermissionDialog
+
+        self.focus_slot(slot)
+        option_id = await ask(self.app, PermissionDialog(request))
+        if option_id is None:
+            self.cancel_turn(slot)
+            return CancelledPermissionOutcome()
+        return SelectedPermissionOutcome(option_id=option_id)
+
+    async def choose_auth_method(
+        self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
+    ) -> AuthMethodInfo | None:
+        from acp_tui.ui.dialogs.auth import AuthDialog
+
+        return await ask(self.app, AuthDialog(agent.display_name, methods, reason))
+
+    async def confirm_without_roots(
+        self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
+    ) -> bool:
+        from acp_tui.ui.dialogs.roots import RootsDialog
+
+        answer = await ask(self.app, RootsDialog(cwd, roots, supported=False, reason=reason))
+        return answer is not None and answer.proceed_without
+
+    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
+        return await self.run_interactive(argv, env, cwd)
+
+    async def run_in_terminal(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
+        """Suspend the app and run ``argv`` on the real terminal; returns its exit code."""
+        with self.app.suspend():
+            result = await asyncio.to_thread(subprocess.run, argv, env=env, cwd=cwd, check=False)
+        return result.returncode

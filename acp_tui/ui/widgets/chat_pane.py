@@ -1,0 +1,260 @@
+"""Provides ChatPane: one session's tab: status line, transcript, options bar, queue and prompt.
+
+Each open session has its own pane, so its draft, prompt-history position, scroll position and
+rendered transcript stay as they were while another tab is shown, and switching back is instant.
+The pane shows its slot (state down) and acts on it through the Workspace it is given: Enter
+submits (the Workspace sends or queues), the queue's rows are edited or removed there, a picked
+option is applied there. Before the Workspace exists (the first frame), Enter keeps the text in
+the pane's own queue, shown the same way, and hands it over once the slot is bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from acp_tui.ui.messages import OptionChosen
+from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.startup import StandIn, replace_stand_in
+from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.queue_view import Queued, QueueView
+
+if TYPE_CHECKING:
+    from acp_tui.client.launch import LaunchSpec
+    from acp_tui.client.slots import SessionSlot
+    from acp_tui.client.transcript import Change
+    from acp_tui.client.workspace import Workspace
+    from acp_tui.store.history import PromptHistory
+    from acp_tui.ui.startup import Core
+    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.widgets.session_options import SessionOptions
+
+__all__ = ["STATE_LABELS", "ChatPane"]
+
+STATE_LABELS = {"idle": "ready", "running": "working…", "requires_action": "waiting for you"}
+EARLY_REASON = "sent once the agent has started"
+
+
+class ChatPane(Vertical):
+    """The chat of one slot; see the module docstring."""
+
+    DEFAULT_CSS = """
+    ChatPane {
+        height: 1fr;
+        #status { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+        #transcript { height: 1fr; }
+        #prompt { margin: 0 0; }
+    }
+    """
+
+    def __init__(
+        self,
+        launch: LaunchSpec,
+        *,
+        core: Core | None,
+        history: PromptHistory | None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.launch = launch
+        self.core = core
+        self.history = history
+        self.slot: SessionSlot | None = None
+        self.workspace: Workspace | None = None
+        self.early: list[Queued] = []
+        """Prompts sent before the Workspace existed (handed over in `bind`)."""
+        self._unwatch: Callable[[], None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.status_text()), id="status")
+        core = self.core
+        if core is None:
+            yield StandIn("transcript")
+            yield StandIn("options")
+        else:
+            yield self._new_transcript_view(core)
+            yield core.session_options(id="session-options")
+        yield QueueView(id="queue")
+        yield PromptInput(history=self.history, id="prompt")
+
+    def _new_transcript_view(self, core: Core) -> TranscriptView:
+        view = core.transcript_view(id="transcript")
+        view.show_thoughts = self.launch.settings.show_thoughts
+        return view
+
+    async def views_arrived(self, core: Core) -> None:
+        """Replace the stand-ins by the views (the first pane, once the core is loaded)."""
+        self.core = core
+        with self.app.batch_update():
+            for stand_in in list(self.query(StandIn)):
+                if stand_in.kind == "transcript":
+                    await replace_stand_in(stand_in, self._new_transcript_view(core))
+                else:
+                    await replace_stand_in(stand_in, core.session_options(id="session-options"))
+        if self.slot is not None:
+            self.show_session()
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one("#prompt", PromptInput)
+
+    @property
+    def transcript_view(self) -> TranscriptView | None:
+        if self.core is None:
+            return None
+        views = self.query(self.core.transcript_view)
+        return views.first() if views else None
+
+    @property
+    def session_options(self) -> SessionOptions | None:
+        if self.core is None:
+            return None
+        bars = self.query(self.core.session_options)
+        return bars.first() if bars else None
+
+    # -- the slot --------------------------------------------------------------------------
+
+    def bind(self, slot: SessionSlot, workspace: Workspace) -> None:
+        """Show ``slot`` from now on; prompts sent before are handed to the Workspace."""
+        self.slot, self.workspace = slot, workspace
+        early, self.early = self.early, []
+        for prompt in early:
+            workspace.submit(slot, prompt.text)
+        self.show_session()
+
+    def show_session(self) -> None:
+        """The slot shows a (new) transcript: follow it."""
+        slot = self.slot
+        if slot is None:
+            return
+        if self._unwatch is not None:
+            self._unwatch()
+        transcript = slot.transcript
+        self._unwatch = transcript.subscribe(self.transcript_changed)
+        view, options = self.transcript_view, self.session_options
+        lookup = slot.session.terminal_output if slot.session is not None else None
+        if view is not None:
+            view.show(transcript, lookup)
+        if options is not None:
+            options.show(transcript)
+        if slot.session is not None:
+            self.prompt.set_session(slot.session)
+        self.refresh_status()
+        self.refresh_queue()
+
+    def on_unmount(self) -> None:
+        if self._unwatch is not None:
+            self._unwatch()
+
+    def transcript_changed(self, change: Change) -> None:
+        if change.kind in ("state", "meta"):
+            self.refresh_status()
+
+    # -- status and queue ------------------------------------------------------------------
+
+    @property
+    def agent_status(self) -> str:
+        """What the agent or the slot is doing, while the session is not simply open."""
+        slot = self.slot
+        if slot is None:
+            return "starting the agent…"
+        if slot.state in ("starting", "agent_down") or not slot.status:
+            return slot.agent.status
+        return slot.status
+
+    def status_text(self) -> str:
+        """Agent, protocol, cwd, extra roots, then the turn state (or the agent's state)."""
+        slot = self.slot
+        if slot is None:
+            name = self.launch.display_name or self.launch.agent.name
+            version, cwd = self.launch.protocol_version, self.launch.cwd
+            roots = self.launch.additional_directories
+        else:
+            name, version = slot.agent.display_name, slot.agent.protocol_version
+            cwd, roots = slot.cwd, slot.additional_directories
+        parts = [name, f"ACP v{version}", str(cwd)]
+        if roots:
+            parts.append("+ " + ", ".join(p.name or str(p) for p in roots))
+        if slot is not None and slot.state == "ready" and slot.agent.alive:
+            state = slot.transcript.state
+            parts.append(STATE_LABELS.get(state, state))
+        else:
+            parts.append(self.agent_status)
+        if slot is not None and slot.title:
+            parts.append(slot.title)
+        return sanitize("  ·  ".join(parts))
+
+    def refresh_status(self) -> None:
+        for status in self.query("#status").results(Static):
+            status.update(Text(self.status_text()))
+
+    def refresh_queue(self) -> None:
+        slot = self.slot
+        queue = self.query_one(QueueView)
+        if slot is None:
+            queue.show_queue(self.early, EARLY_REASON)
+        else:
+            queue.show_queue([Queued(p.id, p.text) for p in slot.queue], slot.queue_reason())
+
+    # -- what the user does ----------------------------------------------------------------
+
+    @on(PromptInput.Submitted)
+    def submit(self, event: PromptInput.Submitted) -> None:
+        event.stop()
+        if self.slot is None or self.workspace is None:
+            self.early.append(Queued(-len(self.early) - 1, event.text))
+            self.refresh_queue()
+            return
+        self.workspace.submit(self.slot, event.text, event.attachments)
+
+    @on(QueueView.EditRequested)
+    def edit_queued(self, event: QueueView.EditRequested) -> None:
+        event.stop()
+        text = self.take_queued(event.prompt_id)
+        if text is not None:
+            prompt = self.prompt
+            prompt.load_text(text if not prompt.text.strip() else f"{prompt.text}\n{text}")
+            prompt.focus()
+
+    @on(QueueView.RemoveRequested)
+    def remove_queued(self, event: QueueView.RemoveRequested) -> None:
+        event.stop()
+        self.take_queued(event.prompt_id)
+
+    def take_queued(self, prompt_id: int) -> str | None:
+        if self.slot is None or self.workspace is None:
+            for item in self.early:
+                if item.id == prompt_id:
+                    self.early.remove(item)
+                    self.refresh_queue()
+                    return item.text
+            return None
+        taken = self.workspace.remove_queued(self.slot, prompt_id)
+        return taken.text if taken is not None else None
+
+    @on(QueueView.Back)
+    def back_to_prompt(self, event: QueueView.Back) -> None:
+        event.stop()
+        self.prompt.focus()
+
+    @on(OptionChosen)
+    def apply_option(self, event: OptionChosen) -> None:
+        event.stop()
+        if self.slot is not None and self.workspace is not None:
+            self.workspace.set_option(self.slot, event.config_id, event.value)
+
+    def cancel_turn(self) -> None:
+        if self.slot is not None and self.workspace is not None:
+            self.workspace.cancel_turn(self.slot)
+
+    def return_drafts(self, texts: tuple[str, ...]) -> None:
+        """Queued prompts came back: put them in the editor, after what is there."""
+        prompt = self.prompt
+        parts = [prompt.text.rstrip()] if prompt.text.strip() else []
+        prompt.load_text("\n\n".join([*parts, *texts]))

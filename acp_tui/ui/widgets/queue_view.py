@@ -1,0 +1,118 @@
+"""Provides QueueView: the prompts waiting to be sent, above the prompt, editable and removable.
+
+Shown only while something waits. Its first line says why the prompts wait (the agent is
+starting, a turn runs, the agent stopped...); each prompt is a row: Enter or ``e`` takes it back
+into the prompt to edit (it leaves the queue), Delete or ``x`` removes it. The view only shows
+and asks: whoever owns the queue handles `EditRequested` and `RemoveRequested`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textual import on
+from textual.binding import Binding
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from acp_tui.ui.safe_text import sanitize
+
+__all__ = ["QueueView"]
+
+PREVIEW = 72
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A prompt as the view shows it."""
+
+    id: int
+    text: str
+
+
+def preview(text: str, width: int = PREVIEW) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+class QueueView(OptionList):
+    """The queued prompts of one session, with why they wait."""
+
+    DEFAULT_CSS = """
+    QueueView {
+        height: auto;
+        max-height: 6;
+        border: none;
+        padding: 0 1;
+        background: $boost;
+        display: none;
+        &.-shown { display: block; }
+        &:focus { background-tint: $foreground 5%; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("e", "edit", "Edit", show=True),
+        Binding("delete,x", "remove", "Remove", show=True),
+        Binding("escape", "back", "Prompt", show=False),
+    ]
+
+    @dataclass
+    class EditRequested(Message):
+        """Take this prompt back into the editor (and out of the queue)."""
+
+        prompt_id: int
+
+    @dataclass
+    class RemoveRequested(Message):
+        prompt_id: int
+
+    class Back(Message):
+        """Done with the queue: back to the prompt."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.queued: list[Queued] = []
+
+    def show_queue(self, queued: Sequence[Queued], reason: str) -> None:
+        """Show ``queued`` (hidden when empty), under a line saying why they wait."""
+        keep = self.highlighted
+        self.queued = list(queued)
+        options = [Option(Content.styled(f"⧗ queued: {sanitize(reason)}", "dim"), disabled=True)]
+        for number, item in enumerate(self.queued, start=1):
+            label = Content(f"{number}. {preview(sanitize(item.text))}")
+            options.append(Option(label, id=str(item.id)))
+        self.set_options(options)
+        self.set_class(bool(self.queued), "-shown")
+        if self.queued:
+            self.highlighted = min(max(keep or 1, 1), len(self.queued))
+        elif self.has_focus:
+            self.post_message(self.Back())
+
+    @property
+    def highlighted_id(self) -> int | None:
+        index = self.highlighted
+        if index is None or index == 0 or index > len(self.queued):
+            return None
+        return self.queued[index - 1].id
+
+    def action_edit(self) -> None:
+        prompt_id = self.highlighted_id
+        if prompt_id is not None:
+            self.post_message(self.EditRequested(prompt_id))
+
+    def action_remove(self) -> None:
+        prompt_id = self.highlighted_id
+        if prompt_id is not None:
+            self.post_message(self.RemoveRequested(prompt_id))
+
+    def action_back(self) -> None:
+        self.post_message(self.Back())
+
+    @on(OptionList.OptionSelected)
+    def edit_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_edit()
