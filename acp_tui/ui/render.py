@@ -24,7 +24,7 @@ from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
 
-from acp_tui.client.dialect_v2 import ChangesContent
+from acp_tui.client.dialects.v2 import ChangesContent
 from acp_tui.client.terminals import TerminalOutput
 from acp_tui.client.transcript import (
     MessageEntry,

@@ -3,8 +3,9 @@
 AgentClient, SessionCalls and the Transcript keep one API whatever the version. A dialect builds
 the version's request params and turns its results, requests and updates into the shared models
 the UI reads (the v1 shapes: ``SessionConfigOption`` with ``id``, ``ToolCallProgress``,
-``PlanUpdate``...) or into the few neutral events v1 cannot express (`acp_tui.client.events`).
-This module has the base and v1; v2 is `acp_tui.client.dialect_v2`. ``dialect_for(version)``
+``PlanUpdate``...) or into the few neutral events v1 cannot express
+(`acp_tui.client.dialects.events`).
+This module has the base and v1; v2 is `acp_tui.client.dialects.v2`. ``dialect_for(version)``
 picks one.
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from acp_tui.client.capabilities import Capabilities
-from acp_tui.client.events import Event
+from acp_tui.client.dialects.events import Event
 from acp_tui.protocol import methods as v1m
 from acp_tui.protocol import updates as v1u
 from acp_tui.protocol.base import WireModel
@@ -208,7 +209,7 @@ class V1Dialect(Dialect):
 def dialect_for(version: int, client_capabilities: ClientCapabilities | None = None) -> Dialect:
     """The dialect of a protocol version this client speaks."""
     if version == 2:
-        from acp_tui.client.dialect_v2 import V2Dialect  # which builds on this module
+        from acp_tui.client.dialects.v2 import V2Dialect  # which builds on this module
 
         return V2Dialect()
     return V1Dialect(client_capabilities)
