@@ -42,7 +42,7 @@ from acp_tui.commands.usage import (
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import load_settings
 from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.store.sessions import parse_timestamp
+from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.store.transcripts import TranscriptCache
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""Provides the per-agent session index of the transcript cache, and timestamp helpers.
+"""Provides the per-agent session index of the transcript cache.
 
 The index is one small JSON file per agent listing the sessions this client created or opened
 with that agent (``sessionId``, ``cwd``, ``additionalDirectories``, ``title``, ``updatedAt`` in
@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acp_tui.protocol.timestamps import parse_timestamp
+
 log = logging.getLogger(__name__)
 
 INDEX_VERSION = 1
@@ -30,20 +32,6 @@ INDEX_LIMIT = 1000
 def utc_now_iso() -> str:
     """The current time as ISO 8601 UTC with a ``Z``, to the second."""
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def parse_timestamp(value: str | None) -> datetime | None:
-    """An ISO 8601 timestamp as an aware datetime; no timezone means UTC; garbage means None."""
-    if not value or not isinstance(value, str):
-        return None
-    text = value.strip()
-    if text[-1:] in ("z", "Z"):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

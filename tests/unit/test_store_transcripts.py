@@ -21,9 +21,9 @@ from acp_tui.client.transcript import (
 )
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.content import ContentBlock, TextContent
+from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.store import sessions as sessions_module
-from acp_tui.store.sessions import parse_timestamp
 from acp_tui.store.transcripts import RecordedUpdate, RecordedUser, TranscriptCache
 
 AGENT = '["python", "-m", "acp_tui.demo_agent"]'
