@@ -26,6 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from acp_tui.protocol.timestamps import parse_timestamp
+
 log = logging.getLogger(__name__)
 
 INDEX_FILE = "index.json"
@@ -42,10 +44,8 @@ def format_timestamp(ms: int) -> str:
 
 
 def _parse_ms(stamp: str) -> int:
-    try:
-        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return 0
+    when = parse_timestamp(stamp)
+    return 0 if when is None else int(when.timestamp() * 1000)
 
 
 @dataclass(slots=True)
