@@ -9,7 +9,6 @@ control characters are made visible instead of live.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import re
 import tempfile
@@ -17,6 +16,7 @@ import unicodedata
 from datetime import datetime
 from pathlib import Path
 
+from acp_tui.client.diff import unified_diff
 from acp_tui.client.transcript import (
     MessageEntry,
     NoticeEntry,
@@ -109,15 +109,8 @@ def _message(entry: MessageEntry) -> str:
 
 
 def _diff(path: str, old: str | None, new: str) -> str:
-    lines = difflib.unified_diff(
-        (old or "").splitlines(),
-        new.splitlines(),
-        fromfile="/dev/null" if old is None else path,
-        tofile=path,
-        lineterm="",
-    )
     label = "New file" if old is None else "Edit"
-    return f"{label}: {code_span(path)}\n\n" + code_block("\n".join(lines), "diff")
+    return f"{label}: {code_span(path)}\n\n" + code_block(unified_diff(path, old, new), "diff")
 
 
 def _tool_call(entry: ToolCallEntry) -> str:
