@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import anyio
@@ -21,7 +21,7 @@ from anyio.abc import TaskGroup
 
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
-from acp_tui.demo_agent.auth import AUTH_METHOD_ID, TERMINAL_AUTH_METHOD_ID, has_credentials
+from acp_tui.demo_agent.auth import AUTH_METHOD_ID, auth_methods, has_credentials
 from acp_tui.demo_agent.options import PROTOCOL_VERSION, AgentOptions, ClientCaps
 from acp_tui.demo_agent.paging import list_sessions
 from acp_tui.demo_agent.script import COMMANDS, run_turn
@@ -287,25 +287,7 @@ class DemoAgent:
             "authMethods": [],
         }
         if self.options.require_auth:
-            methods: list[dict[str, Any]] = [
-                {
-                    "id": AUTH_METHOD_ID,
-                    "name": "Demo login",
-                    "description": "Pretend to sign in; always succeeds",
-                }
-            ]
-            if self.client.terminal_auth:
-                methods.append(
-                    {
-                        "id": TERMINAL_AUTH_METHOD_ID,
-                        "name": "Log in from the terminal",
-                        "description": "Runs the demo agent's interactive login (--login)",
-                        "type": "terminal",
-                        "args": ["--login"],
-                        "env": {"ACP_TUI_DEMO_LOGIN": "1"},
-                    }
-                )
-            result["authMethods"] = methods
+            result["authMethods"] = auth_methods(1, terminal=self.client.terminal_auth)
         return result
 
     async def authenticate(self, params: P.Params) -> Any:
@@ -317,36 +299,40 @@ class DemoAgent:
 
     # -- session lifecycle ----------------------------------------------------------------
 
-    async def new_session(self, params: P.Params) -> Any:
+    def _where(self, params: P.Params) -> tuple[str, list[str]]:
+        """The request's ``cwd`` and served extra roots (its ``mcpServers`` checked too)."""
         cwd = P.absolute_path(params, "cwd")
         assert cwd is not None
         P.mcp_servers(params)
-        dirs = self._dirs(params) or []
+        return cwd, self._dirs(params) or []
+
+    def _new_record(self, cwd: str, dirs: list[str]) -> SessionRecord:
+        """A session created now, with a new id."""
         now = self.store.now()
-        record = SessionRecord(
+        return SessionRecord(
             session_id=f"demo-{uuid.uuid4().hex}",
             cwd=cwd,
             additional_directories=dirs,
             created_at=now,
             updated_at=now,
-            config={"model": DEFAULT_MODEL},
         )
-        return self._started(record)
 
-    def _started(self, record: SessionRecord) -> dict[str, Any]:
+    def _start(self, record: SessionRecord) -> dict[str, Any]:
         """Store and activate a session just created; its setup result."""
         self.store.put(record)
         self._activate(record)
         self._commands_after_reply(record.session_id)
         return {"sessionId": record.session_id, **self._state(record)}
 
+    async def new_session(self, params: P.Params) -> Any:
+        record = self._new_record(*self._where(params))
+        record.config = {"model": DEFAULT_MODEL}
+        return self._start(record)
+
     async def reattach(self, params: P.Params, *, replay: bool) -> Any:
         """Load (``replay``) or resume a stored session: its setup result."""
         session_id = P.session_id(params)
-        cwd = P.absolute_path(params, "cwd")
-        assert cwd is not None
-        P.mcp_servers(params)
-        dirs = self._dirs(params) or []
+        cwd, dirs = self._where(params)
         record = self._stored(session_id)
         if record.cwd != cwd or (
             self.options.has("additionalDirectories") and record.additional_directories != dirs
@@ -382,26 +368,18 @@ class DemoAgent:
 
     async def fork_session(self, params: P.Params) -> Any:
         session_id = P.session_id(params)
-        cwd = P.absolute_path(params, "cwd")
-        assert cwd is not None
-        P.mcp_servers(params)
-        dirs = self._dirs(params) or []
+        cwd, dirs = self._where(params)
         source = self._stored(session_id)
-        now = self.store.now()
-        record = SessionRecord(
-            session_id=f"demo-{uuid.uuid4().hex}",
-            cwd=cwd,
-            additional_directories=dirs,
+        record = replace(
+            self._new_record(cwd, dirs),
             title=f"Fork of {source.title or 'an untitled session'}",
-            created_at=now,
-            updated_at=now,
             mode=source.mode,
             config=dict(source.config),
             tokens=source.tokens,
             prompts=source.prompts,
         )
         self.store.copy_history(source.session_id, record.session_id)
-        return self._started(record)
+        return self._start(record)
 
     # -- list -----------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ import anyio
 
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
-from acp_tui.demo_agent.auth import AUTH_METHOD_ID, TERMINAL_AUTH_METHOD_ID
+from acp_tui.demo_agent.auth import auth_methods
 from acp_tui.demo_agent.options import ClientCaps
 from acp_tui.demo_agent.script import run_turn
 from acp_tui.demo_agent.server import DemoAgent, Handler, LiveSession, Requester
@@ -169,26 +169,7 @@ class V2Dialect:
             "capabilities": {"session": session},
         }
         if agent.options.require_auth:
-            methods: list[dict[str, Any]] = [
-                {
-                    "methodId": AUTH_METHOD_ID,
-                    "type": "agent",
-                    "name": "Demo login",
-                    "description": "Pretend to sign in; always succeeds",
-                }
-            ]
-            if terminal_auth:
-                methods.append(
-                    {
-                        "methodId": TERMINAL_AUTH_METHOD_ID,
-                        "type": "terminal",
-                        "name": "Log in from the terminal",
-                        "description": "Runs the demo agent's interactive login (--login)",
-                        "args": ["--login"],
-                        "env": [{"name": "ACP_TUI_DEMO_LOGIN", "value": "1"}],
-                    }
-                )
-            result["authMethods"] = methods
+            result["authMethods"] = auth_methods(2, terminal=terminal_auth)
         return result
 
     async def login(self, params: P.Params) -> Any:
