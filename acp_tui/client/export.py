@@ -8,10 +8,7 @@ control characters are made visible instead of live.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import tempfile
 import unicodedata
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +24,7 @@ from acp_tui.client.transcript import (
     Usage,
     block_text,
 )
+from acp_tui.config.atomic import write_atomic
 from acp_tui.protocol.tools import (
     ContentToolCallContent,
     DiffToolCallContent,
@@ -222,12 +220,4 @@ def write_export(path: Path, text: str) -> None:
 
     An existing file is replaced whole or left untouched (OSError is the caller's to report).
     """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text.encode("utf-8"))

@@ -9,17 +9,15 @@ changes, never per streamed chunk. A missing or corrupt index reads as empty.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from acp_tui.config.atomic import write_atomic
 from acp_tui.protocol.timestamps import parse_timestamp
 
 log = logging.getLogger(__name__)
@@ -130,16 +128,8 @@ def write_index(path: Path, agent_key: str, sessions: Iterable[CachedSession]) -
         "sessions": [s.to_json() for s in kept],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, ensure_ascii=False, indent=1)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    write_atomic(path, text.encode("utf-8"))
     return [s.session_id for s in dropped]
 
 
