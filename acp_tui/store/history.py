@@ -11,7 +11,6 @@ file never raises: it is logged and the history starts from what could be read.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -28,9 +27,7 @@ DEFAULT_LIMIT = 500
 
 def history_file(project: Path, paths: Paths) -> Path:
     """Where the history of ``project`` lives: a hash of its absolute path under the data dir."""
-    key = str(project.expanduser().absolute())
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return paths.data_dir / "history" / f"{digest}.jsonl"
+    return paths.project_file("history", project, ".jsonl")
 
 
 def history_for_project(project: Path, paths: Paths, limit: int = DEFAULT_LIMIT) -> PromptHistory:

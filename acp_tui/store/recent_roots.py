@@ -9,7 +9,6 @@ absolute path strings are kept; whether they still exist is for the caller to ch
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Iterable
@@ -26,9 +25,7 @@ _VERSION = 1
 
 def recent_roots_file(project: Path, paths: Paths) -> Path:
     """Where the recent roots of ``project`` live: a hash of its absolute path, in the data dir."""
-    key = str(project.expanduser().absolute())
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return paths.data_dir / "roots" / f"{digest}.json"
+    return paths.project_file("roots", project, ".json")
 
 
 def recent_roots_for_project(
