@@ -37,6 +37,7 @@ from acp_tui.commands.usage import (
     UsageError,
     check_agent_choice,
     exit_status,
+    report_usage_error,
     split_agent_command,
 )
 from acp_tui.config.paths import get_paths
@@ -78,8 +79,7 @@ def sessions_command(args: list[str]) -> int:
     try:
         job = _prepare(args)
     except UsageError as exc:
-        print(f"{PROG}: error: {exc} (see '{PROG} --help')", file=sys.stderr)
-        return 2
+        return report_usage_error(PROG, exc)
     except LaunchError as exc:
         print(f"acp-tui: error: {exc}", file=sys.stderr)
         return 2
