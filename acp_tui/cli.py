@@ -21,6 +21,7 @@ from acp_tui.commands.usage import (
     UsageError,
     check_agent_choice,
     exit_status,
+    report_usage_error,
     split_agent_command,
 )
 from acp_tui.config.paths import get_paths
@@ -57,8 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return subcommand(args[1:])
         return _chat(args)
     except UsageError as exc:
-        print(f"{prog}: error: {exc} (see '{prog} --help')", file=sys.stderr)
-        return 2
+        return report_usage_error(prog, exc)
     except LaunchError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,3 +28,23 @@ def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
 def demo_agent_argv(tmp_path: Path) -> list[str]:
     """The command line of the bundled demo agent with its own data dir."""
     return [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "demo-data")]
+
+
+@pytest.fixture
+def local_zone(request: pytest.FixtureRequest) -> Iterator[str]:
+    """This process's local time zone set to the IANA name ``request.param`` (default UTC),
+    and inherited by the subprocesses the test starts; restored afterwards."""
+    if not hasattr(time, "tzset"):
+        pytest.skip("setting the local time zone needs time.tzset (Unix)")
+    zone = str(getattr(request, "param", "UTC"))
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        yield zone
+    finally:
+        if before is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = before
+        time.tzset()

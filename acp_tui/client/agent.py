@@ -22,9 +22,8 @@ from pydantic import ValidationError
 from acp_tui import __version__
 from acp_tui.client.calls import SessionCalls, TurnWaiter
 from acp_tui.client.capabilities import Capabilities
-from acp_tui.client.dialect import Dialect, dialect_for
-from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
-from acp_tui.client.events import (
+from acp_tui.client.dialects import Dialect, dialect_for
+from acp_tui.client.dialects.events import (
     AgentTerminalChanged,
     Event,
     MessageReplaced,
@@ -32,6 +31,7 @@ from acp_tui.client.events import (
     TurnStateChanged,
     apply_event,
 )
+from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.process import AgentProcess, spawn_agent

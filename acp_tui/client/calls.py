@@ -25,9 +25,9 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp_tui.client.capabilities import Action, Capabilities
-from acp_tui.client.dialect import Dialect, Reattach, Setup
+from acp_tui.client.dialects import Dialect, Reattach, Setup
+from acp_tui.client.dialects.events import Event, apply_event
 from acp_tui.client.errors import AgentError, Unsupported
-from acp_tui.client.events import Event, apply_event
 from acp_tui.client.session import LiveSession
 from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.base import WireModel

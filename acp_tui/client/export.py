@@ -8,15 +8,12 @@ control characters are made visible instead of live.
 
 from __future__ import annotations
 
-import contextlib
-import difflib
-import os
 import re
-import tempfile
 import unicodedata
 from datetime import datetime
 from pathlib import Path
 
+from acp_tui.client.diff import unified_diff
 from acp_tui.client.transcript import (
     MessageEntry,
     NoticeEntry,
@@ -27,6 +24,7 @@ from acp_tui.client.transcript import (
     Usage,
     block_text,
 )
+from acp_tui.config.atomic import write_atomic
 from acp_tui.protocol.tools import (
     ContentToolCallContent,
     DiffToolCallContent,
@@ -109,15 +107,8 @@ def _message(entry: MessageEntry) -> str:
 
 
 def _diff(path: str, old: str | None, new: str) -> str:
-    lines = difflib.unified_diff(
-        (old or "").splitlines(),
-        new.splitlines(),
-        fromfile="/dev/null" if old is None else path,
-        tofile=path,
-        lineterm="",
-    )
     label = "New file" if old is None else "Edit"
-    return f"{label}: {code_span(path)}\n\n" + code_block("\n".join(lines), "diff")
+    return f"{label}: {code_span(path)}\n\n" + code_block(unified_diff(path, old, new), "diff")
 
 
 def _tool_call(entry: ToolCallEntry) -> str:
@@ -229,12 +220,4 @@ def write_export(path: Path, text: str) -> None:
 
     An existing file is replaced whole or left untouched (OSError is the caller's to report).
     """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, text.encode("utf-8"))

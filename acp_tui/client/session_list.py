@@ -20,6 +20,7 @@ from acp_tui.client.calls import session_matches
 from acp_tui.client.errors import AgentError
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
+from acp_tui.protocol.timestamps import parse_timestamp
 
 __all__ = [
     "KEEP",
@@ -241,20 +242,6 @@ def display_title(info: SessionInfo) -> str:
     """The title, or a readable fallback for an untitled session."""
     title = (info.title or "").strip()
     return title or f"{info.session_id[:8]} (untitled)"
-
-
-def parse_timestamp(value: str | None) -> datetime | None:
-    """ISO 8601 as an aware datetime; no timezone counts as UTC; garbage gives None."""
-    if not value:
-        return None
-    text = value.strip()
-    if text[-1:] in ("z", "Z"):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed
 
 
 def relative_time(value: str | None, now: datetime | None = None) -> str:

@@ -20,6 +20,7 @@ from acp_tui.commands.usage import (
     Parser,
     UsageError,
     exit_status,
+    report_usage_error,
     split_agent_command,
 )
 from acp_tui.config.paths import get_paths
@@ -67,8 +68,7 @@ def agents_command(args: list[str]) -> int:
         _reject_command(command)
         return _remove(options.name)
     except UsageError as exc:
-        print(f"{PROG}: error: {exc} (see '{PROG} --help')", file=sys.stderr)
-        return 2
+        return report_usage_error(PROG, exc)
     except ConfigError as exc:
         for line in exc.lines:
             print(f"{PROG}: error: {line}", file=sys.stderr)

@@ -17,7 +17,7 @@ from pathlib import Path
 from acp_tui.client.agent import AgentClient
 from acp_tui.client.calls import session_matches
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.store.sessions import parse_timestamp
+from acp_tui.protocol.timestamps import parse_timestamp
 
 MAX_PAGES = 10_000
 """Stop paging `session/list` after this many pages, whatever the agent says."""

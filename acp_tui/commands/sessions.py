@@ -37,12 +37,13 @@ from acp_tui.commands.usage import (
     UsageError,
     check_agent_choice,
     exit_status,
+    report_usage_error,
     split_agent_command,
 )
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import load_settings
 from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.store.sessions import parse_timestamp
+from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.store.transcripts import TranscriptCache
 
 log = logging.getLogger(__name__)
@@ -78,8 +79,7 @@ def sessions_command(args: list[str]) -> int:
     try:
         job = _prepare(args)
     except UsageError as exc:
-        print(f"{PROG}: error: {exc} (see '{PROG} --help')", file=sys.stderr)
-        return 2
+        return report_usage_error(PROG, exc)
     except LaunchError as exc:
         print(f"acp-tui: error: {exc}", file=sys.stderr)
         return 2

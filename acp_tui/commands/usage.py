@@ -9,13 +9,27 @@ parser raises `UsageError` instead of printing argparse's usage block. An agent 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import NoReturn
 
-__all__ = ["Parser", "UsageError", "check_agent_choice", "exit_status", "split_agent_command"]
+__all__ = [
+    "Parser",
+    "UsageError",
+    "check_agent_choice",
+    "exit_status",
+    "report_usage_error",
+    "split_agent_command",
+]
 
 
 class UsageError(Exception):
     """Bad arguments; one line on stderr and exit status 2."""
+
+
+def report_usage_error(prog: str, exc: UsageError) -> int:
+    """Say what was wrong with the arguments, in one line on stderr; the exit status, 2."""
+    print(f"{prog}: error: {exc} (see '{prog} --help')", file=sys.stderr)
+    return 2
 
 
 class Parser(argparse.ArgumentParser):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,13 @@ class Paths:
     @property
     def log_dir(self) -> Path:
         return self.state_dir / "logs"
+
+    def project_file(self, folder: str, project: Path, suffix: str) -> Path:
+        """The file of ``project`` in ``<data_dir>/<folder>``, named by a hash of its absolute
+        path (any path, whatever its characters, gives a short safe name)."""
+        key = str(project.expanduser().absolute())
+        digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        return self.data_dir / folder / f"{digest}{suffix}"
 
     @property
     def demo_agent_dir(self) -> Path:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import stat
-import tempfile
 import tomllib
 from collections.abc import Mapping, MutableMapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from acp_tui.config.atomic import write_atomic
 from acp_tui.config.strict import Invalid, validate
 
 __all__ = [
@@ -123,22 +120,7 @@ def save_settings(settings: Settings, path: Path) -> None:
     """
     text = _updated_text(path, _to_data(settings))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            # Keep the permissions the user chose; mkstemp's default is 0600.
-            os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    _fsync_dir(path.parent)
+    write_atomic(path, text.encode("utf-8"), keep_mode=True)
 
 
 def _updated_text(path: Path, data: dict[str, Any]) -> str:
@@ -210,20 +192,6 @@ def _defaults(problem: str) -> LoadedSettings:
 def _to_data(settings: Settings) -> dict[str, Any]:
     # TOML has no null: a key that is None is simply absent.
     return asdict(settings, dict_factory=lambda items: {k: v for k, v in items if v is not None})
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable where the platform allows it (not on Windows)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")

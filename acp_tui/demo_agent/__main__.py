@@ -10,11 +10,13 @@ from pathlib import Path
 import anyio
 
 from acp_tui.config.paths import get_paths
+from acp_tui.demo_agent.auth import store_credentials
 from acp_tui.demo_agent.options import ALL_CAPABILITIES, FAULTS, AgentOptions
 from acp_tui.demo_agent.script import KEYWORDS_HELP
-from acp_tui.demo_agent.server import CREDENTIALS_FILE, DemoAgent
+from acp_tui.demo_agent.server import DemoAgent
 from acp_tui.demo_agent.stdio import StdinStream, StdoutStream
 from acp_tui.demo_agent.store import SessionStore
+from acp_tui.demo_agent.v2 import V2Dialect
 from acp_tui.protocol.connection import Connection
 
 log = logging.getLogger("acp_tui.demo_agent")
@@ -105,7 +107,7 @@ async def serve(options: AgentOptions) -> None:
     store = SessionStore(options.data_dir)
     store.open()
     output = StdoutStream()
-    agent = DemoAgent(options, store, output)
+    agent = DemoAgent(options, store, output, v2=V2Dialect)
     conn = Connection(
         StdinStream(on_eof=agent.drain),
         output,
@@ -133,8 +135,7 @@ def interactive_login(data_dir: Path) -> int:
     if answer.strip().lower() != "yes":
         print("Not logged in.")
         return 1
-    data_dir.mkdir(parents=True, exist_ok=True)
-    (data_dir / CREDENTIALS_FILE).write_text('{"user": "demo"}\n')
+    store_credentials(data_dir)
     print("Logged in.")
     return 0
 

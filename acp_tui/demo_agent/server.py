@@ -1,9 +1,10 @@
 """Provides DemoAgent: the ACP v1 method dispatch and session lifecycle of the demo agent.
 
-The method table is built per protocol dialect: ``_v1_methods`` here, the v2 draft's in
-``acp_tui.demo_agent.v2`` (chosen at `initialize` when the agent runs with ``--protocol 2`` and the
-client offers 2); the store, paging and turn script stay shared. A capability left out on the
-command line is neither advertised nor served: its method answers -32601.
+The method table is built per protocol dialect: ``_v1_methods`` here, the v2 draft's by the
+dialect the agent is given (``acp_tui.demo_agent.v2``, which builds on this module; chosen at
+`initialize` when the agent runs with ``--protocol 2`` and the client offers 2); the store, paging
+and turn script stay shared. A capability left out on the command line is neither advertised nor
+served: its method answers -32601.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 import anyio
 import anyio.lowlevel
@@ -21,6 +21,7 @@ from anyio.abc import TaskGroup
 
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
+from acp_tui.demo_agent.auth import AUTH_METHOD_ID, auth_methods, has_credentials
 from acp_tui.demo_agent.options import PROTOCOL_VERSION, AgentOptions, ClientCaps
 from acp_tui.demo_agent.paging import list_sessions
 from acp_tui.demo_agent.script import COMMANDS, run_turn
@@ -39,17 +40,18 @@ from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
 log = logging.getLogger(__name__)
 
-AUTH_METHOD_ID = "demo-login"
-TERMINAL_AUTH_METHOD_ID = "demo-terminal-login"
-CREDENTIALS_FILE = "credentials.json"
-
-
-def has_credentials(data_dir: Path) -> bool:
-    """Whether an earlier `--login` run stored a credential (terminal authentication)."""
-    return (data_dir / CREDENTIALS_FILE).is_file()
-
-
 Handler = Callable[[P.Params], Awaitable[Any]]
+Requester = Callable[[str, Any], Awaitable[Any]]
+
+
+class Dialect(Protocol):
+    """Another protocol version's spelling of an agent's methods, taken on at `initialize`."""
+
+    def methods(self) -> dict[str, tuple[str | None, Handler]]:
+        """Method name -> (required capability, handler)."""
+        ...
+
+    async def initialize(self, params: P.Params) -> Any: ...
 
 
 @dataclass(slots=True)
@@ -63,8 +65,18 @@ class LiveSession:
 class DemoAgent:
     """Serves one client over one Connection."""
 
-    def __init__(self, options: AgentOptions, store: SessionStore, output: Output) -> None:
+    def __init__(
+        self,
+        options: AgentOptions,
+        store: SessionStore,
+        output: Output,
+        v2: Callable[[DemoAgent], Dialect] | None = None,
+    ) -> None:
+        """``v2`` builds the v2 draft's dialect, needed when ``options.protocol`` is 2."""
+        if options.protocol >= 2 and v2 is None:
+            raise ValueError("serving protocol 2 needs the v2 dialect")
         self.options = options
+        self.v2 = v2
         self.store = store
         self.output = output
         self.client = ClientCaps()
@@ -91,6 +103,13 @@ class DemoAgent:
         if self._conn is None:
             raise RuntimeError("the agent is not attached to a connection")
         return self._conn
+
+    @property
+    def task_group(self) -> TaskGroup:
+        """Where background work (a v2 turn) runs; an internal error before `attach`."""
+        if self._tg is None:
+            raise RpcError.internal("the agent is not running")
+        return self._tg
 
     def _v1_methods(self) -> dict[str, tuple[str | None, Handler]]:
         """Method name -> (required capability, handler)."""
@@ -171,7 +190,8 @@ class DemoAgent:
             raise RpcError.not_found(f"Session not found: {session_id}", session_id)
         return record
 
-    def _live(self, session_id: str) -> LiveSession:
+    def live_session(self, session_id: str) -> LiveSession:
+        """The session ``session_id`` if it is live here, else a not-found error."""
         live = self.live.get(session_id)
         if live is None:
             if self.store.get(session_id) is not None:
@@ -244,10 +264,8 @@ class DemoAgent:
         if self.options.fault == "hang-initialize":
             log.warning("fault hang-initialize: never answering initialize")
             await anyio.sleep_forever()
-        if version >= 2 and self.options.protocol >= 2:
-            from acp_tui.demo_agent.v2 import V2Dialect
-
-            dialect = V2Dialect(self)
+        if version >= 2 and self.options.protocol >= 2 and self.v2 is not None:
+            dialect = self.v2(self)
             self._methods = dialect.methods()
             return await dialect.initialize(params)
         self.client = ClientCaps.from_wire(params.get("clientCapabilities"))
@@ -269,25 +287,7 @@ class DemoAgent:
             "authMethods": [],
         }
         if self.options.require_auth:
-            methods: list[dict[str, Any]] = [
-                {
-                    "id": AUTH_METHOD_ID,
-                    "name": "Demo login",
-                    "description": "Pretend to sign in; always succeeds",
-                }
-            ]
-            if self.client.terminal_auth:
-                methods.append(
-                    {
-                        "id": TERMINAL_AUTH_METHOD_ID,
-                        "name": "Log in from the terminal",
-                        "description": "Runs the demo agent's interactive login (--login)",
-                        "type": "terminal",
-                        "args": ["--login"],
-                        "env": {"ACP_TUI_DEMO_LOGIN": "1"},
-                    }
-                )
-            result["authMethods"] = methods
+            result["authMethods"] = auth_methods(1, terminal=self.client.terminal_auth)
         return result
 
     async def authenticate(self, params: P.Params) -> Any:
@@ -299,31 +299,40 @@ class DemoAgent:
 
     # -- session lifecycle ----------------------------------------------------------------
 
-    async def new_session(self, params: P.Params) -> Any:
+    def _where(self, params: P.Params) -> tuple[str, list[str]]:
+        """The request's ``cwd`` and served extra roots (its ``mcpServers`` checked too)."""
         cwd = P.absolute_path(params, "cwd")
         assert cwd is not None
         P.mcp_servers(params)
-        dirs = self._dirs(params) or []
+        return cwd, self._dirs(params) or []
+
+    def _new_record(self, cwd: str, dirs: list[str]) -> SessionRecord:
+        """A session created now, with a new id."""
         now = self.store.now()
-        record = SessionRecord(
+        return SessionRecord(
             session_id=f"demo-{uuid.uuid4().hex}",
             cwd=cwd,
             additional_directories=dirs,
             created_at=now,
             updated_at=now,
-            config={"model": DEFAULT_MODEL},
         )
+
+    def _start(self, record: SessionRecord) -> dict[str, Any]:
+        """Store and activate a session just created; its setup result."""
         self.store.put(record)
         self._activate(record)
         self._commands_after_reply(record.session_id)
         return {"sessionId": record.session_id, **self._state(record)}
 
-    async def _reattach(self, params: P.Params, *, replay: bool) -> Any:
+    async def new_session(self, params: P.Params) -> Any:
+        record = self._new_record(*self._where(params))
+        record.config = {"model": DEFAULT_MODEL}
+        return self._start(record)
+
+    async def reattach(self, params: P.Params, *, replay: bool) -> Any:
+        """Load (``replay``) or resume a stored session: its setup result."""
         session_id = P.session_id(params)
-        cwd = P.absolute_path(params, "cwd")
-        assert cwd is not None
-        P.mcp_servers(params)
-        dirs = self._dirs(params) or []
+        cwd, dirs = self._where(params)
         record = self._stored(session_id)
         if record.cwd != cwd or (
             self.options.has("additionalDirectories") and record.additional_directories != dirs
@@ -340,10 +349,10 @@ class DemoAgent:
         return self._state(record)
 
     async def load_session(self, params: P.Params) -> Any:
-        return await self._reattach(params, replay=True)
+        return await self.reattach(params, replay=True)
 
     async def resume_session(self, params: P.Params) -> Any:
-        return await self._reattach(params, replay=False)
+        return await self.reattach(params, replay=False)
 
     async def close_session(self, params: P.Params) -> Any:
         session_id = P.session_id(params)
@@ -359,29 +368,18 @@ class DemoAgent:
 
     async def fork_session(self, params: P.Params) -> Any:
         session_id = P.session_id(params)
-        cwd = P.absolute_path(params, "cwd")
-        assert cwd is not None
-        P.mcp_servers(params)
-        dirs = self._dirs(params) or []
+        cwd, dirs = self._where(params)
         source = self._stored(session_id)
-        now = self.store.now()
-        record = SessionRecord(
-            session_id=f"demo-{uuid.uuid4().hex}",
-            cwd=cwd,
-            additional_directories=dirs,
+        record = replace(
+            self._new_record(cwd, dirs),
             title=f"Fork of {source.title or 'an untitled session'}",
-            created_at=now,
-            updated_at=now,
             mode=source.mode,
             config=dict(source.config),
             tokens=source.tokens,
             prompts=source.prompts,
         )
         self.store.copy_history(source.session_id, record.session_id)
-        self.store.put(record)
-        self._activate(record)
-        self._commands_after_reply(record.session_id)
-        return {"sessionId": record.session_id, **self._state(record)}
+        return self._start(record)
 
     # -- list -----------------------------------------------------------------------------
 
@@ -403,14 +401,14 @@ class DemoAgent:
         await self.send_update(record.session_id, update, record=False)
 
     async def set_mode(self, params: P.Params) -> Any:
-        record = self._live(P.session_id(params)).record
+        record = self.live_session(P.session_id(params)).record
         set_mode(record, params.get("modeId"))
         self.store.put(record)
         await self._mode_changed(record)
         return {}
 
     async def set_config_option(self, params: P.Params) -> Any:
-        record = self._live(P.session_id(params)).record
+        record = self.live_session(P.session_id(params)).record
         before = record.mode
         set_config_option(
             record,
@@ -428,23 +426,12 @@ class DemoAgent:
 
     async def prompt(self, params: P.Params) -> Any:
         session_id = P.session_id(params)
-        live = self._live(session_id)
+        live = self.live_session(session_id)
         blocks = P.prompt_blocks(params)
         if live.turn is not None:
             raise RpcError.invalid_params(f"a prompt turn is already running in {session_id}")
 
-        async def emit(update: dict[str, Any]) -> None:
-            await self.send_update(session_id, update, record=True)
-
-        ctx = TurnContext(
-            record=live.record,
-            store=self.store,
-            client=self.client,
-            emit=emit,
-            request=self.conn.request,
-            write_raw=self.output.send,
-            delay=self.options.delay_ms / 1000,
-        )
+        ctx = self.turn_context(live.record, self.conn.request)
         stop_reason = "cancelled"
         with anyio.CancelScope() as scope:
             live.turn = scope
@@ -456,3 +443,20 @@ class DemoAgent:
             log.info("turn of %s cancelled", session_id)
             stop_reason = "cancelled"
         return {"stopReason": stop_reason}
+
+    def turn_context(self, record: SessionRecord, request: Requester) -> TurnContext:
+        """What a turn of ``record`` talks through: its updates are recorded, then sent."""
+        session_id = record.session_id
+
+        async def emit(update: dict[str, Any]) -> None:
+            await self.send_update(session_id, update, record=True)
+
+        return TurnContext(
+            record=record,
+            store=self.store,
+            client=self.client,
+            emit=emit,
+            request=request,
+            write_raw=self.output.send,
+            delay=self.options.delay_ms / 1000,
+        )

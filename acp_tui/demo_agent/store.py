@@ -18,13 +18,15 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
+
+from acp_tui.config.atomic import atomic_write, write_atomic
+from acp_tui.protocol.timestamps import parse_timestamp
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +44,8 @@ def format_timestamp(ms: int) -> str:
 
 
 def _parse_ms(stamp: str) -> int:
-    try:
-        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return 0
+    when = parse_timestamp(stamp)
+    return 0 if when is None else int(when.timestamp() * 1000)
 
 
 @dataclass(slots=True)
@@ -108,20 +108,6 @@ class SessionRecord:
             tokens=int(data.get("tokens") or 0),
             prompts=int(data.get("prompts") or 0),
         )
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _read_json_lines(path: Path) -> Iterator[Any]:
@@ -200,7 +186,7 @@ class SessionStore:
         """Write every record into a new snapshot and empty the journal."""
         sessions = [r.to_json() for r in self._records.values()]
         payload = {"version": INDEX_VERSION, "sessions": sessions}
-        _atomic_write(self.root / INDEX_FILE, json.dumps(payload, ensure_ascii=False).encode())
+        write_atomic(self.root / INDEX_FILE, json.dumps(payload, ensure_ascii=False).encode())
         if self._journal is not None:
             self._journal.close()
         # Truncating after the snapshot is safe: replaying old entries on top of it is idempotent.
@@ -290,12 +276,5 @@ class SessionStore:
         target = self._history_path(target_id)
         if not source.exists():
             return
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-        try:
-            shutil.copyfile(source, tmp)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with source.open("rb") as original, atomic_write(target) as copy:
+            shutil.copyfileobj(original, copy)

@@ -21,30 +21,26 @@ from __future__ import annotations
 import contextlib
 import difflib
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
+from acp_tui.demo_agent.auth import auth_methods
 from acp_tui.demo_agent.options import ClientCaps
 from acp_tui.demo_agent.script import run_turn
+from acp_tui.demo_agent.server import DemoAgent, Handler, LiveSession, Requester
 from acp_tui.demo_agent.settings import config_options, set_config_option
 from acp_tui.demo_agent.store import SessionRecord
-from acp_tui.demo_agent.turn import TurnContext, new_id
+from acp_tui.demo_agent.turn import new_id
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
-
-if TYPE_CHECKING:
-    from acp_tui.demo_agent.server import DemoAgent, LiveSession
 
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 2
 OPTIONAL_MARKERS = ("delete", "additionalDirectories", "fork")
 PLAN_ID = "plan"
-
-Handler = Callable[[P.Params], Awaitable[Any]]
 
 
 # -- shapes ------------------------------------------------------------------------------------
@@ -156,8 +152,6 @@ class V2Dialect:
     # -- initialize and auth ------------------------------------------------------------------
 
     async def initialize(self, params: P.Params) -> Any:
-        from acp_tui.demo_agent.server import AUTH_METHOD_ID, TERMINAL_AUTH_METHOD_ID
-
         agent = self.agent
         caps = params.get("capabilities")
         auth = caps.get("auth") if isinstance(caps, dict) else None
@@ -175,36 +169,12 @@ class V2Dialect:
             "capabilities": {"session": session},
         }
         if agent.options.require_auth:
-            methods: list[dict[str, Any]] = [
-                {
-                    "methodId": AUTH_METHOD_ID,
-                    "type": "agent",
-                    "name": "Demo login",
-                    "description": "Pretend to sign in; always succeeds",
-                }
-            ]
-            if terminal_auth:
-                methods.append(
-                    {
-                        "methodId": TERMINAL_AUTH_METHOD_ID,
-                        "type": "terminal",
-                        "name": "Log in from the terminal",
-                        "description": "Runs the demo agent's interactive login (--login)",
-                        "args": ["--login"],
-                        "env": [{"name": "ACP_TUI_DEMO_LOGIN", "value": "1"}],
-                    }
-                )
-            result["authMethods"] = methods
+            result["authMethods"] = auth_methods(2, terminal=terminal_auth)
         return result
 
     async def login(self, params: P.Params) -> Any:
-        from acp_tui.demo_agent.server import AUTH_METHOD_ID
-
-        method_id = P.required_str(params, "methodId")
-        if not self.agent.options.require_auth or method_id != AUTH_METHOD_ID:
-            raise RpcError.invalid_params(f"unknown auth methodId {method_id!r}")
-        self.agent.authenticated = True
-        return {}
+        """`auth/login` takes v1 `authenticate`'s params and answers the same."""
+        return await self.agent.authenticate(params)
 
     async def logout(self, params: P.Params) -> Any:
         if not self.agent.options.require_auth:
@@ -241,10 +211,10 @@ class V2Dialect:
             raise RpcError.invalid_params(
                 f"unsupported replayFrom {replay_from!r}: this agent replays from the start only"
             )
-        return self._setup(await self.agent._reattach(params, replay=replay))
+        return self._setup(await self.agent.reattach(params, replay=replay))
 
     async def set_config_option(self, params: P.Params) -> Any:
-        record = self.agent._live(P.session_id(params)).record
+        record = self.agent.live_session(P.session_id(params)).record
         kind = params.get("type")
         set_config_option(
             record,
@@ -262,15 +232,14 @@ class V2Dialect:
         """Accept the turn (``{}``) and play it in the background."""
         agent = self.agent
         session_id = P.session_id(params)
-        live = agent._live(session_id)
+        live = agent.live_session(session_id)
         blocks = P.prompt_blocks(params)
         if live.turn is not None:
             raise RpcError.invalid_params(f"a prompt turn is already running in {session_id}")
-        if agent._tg is None:
-            raise RpcError.internal("the agent is not running")
+        task_group = agent.task_group
         scope = anyio.CancelScope()
         live.turn = scope
-        agent._tg.start_soon(self._turn, live, blocks, scope)
+        task_group.start_soon(self._turn, live, blocks, scope)
         return {}
 
     async def _turn(
@@ -283,19 +252,7 @@ class V2Dialect:
             user = {"sessionUpdate": "user_message", "messageId": new_id("user"), "content": blocks}
             await agent.send_update(session_id, user, record=True)
             await agent.send_update(session_id, state("running"), record=False)
-
-            async def emit(update: dict[str, Any]) -> None:
-                await agent.send_update(session_id, update, record=True)
-
-            ctx = TurnContext(
-                record=live.record,
-                store=agent.store,
-                client=agent.client,
-                emit=emit,
-                request=self._requester(session_id),
-                write_raw=agent.output.send,
-                delay=agent.options.delay_ms / 1000,
-            )
+            ctx = agent.turn_context(live.record, self._requester(session_id))
             with scope:
                 stop_reason = await run_turn(ctx, blocks)
             if scope.cancelled_caught:
@@ -313,7 +270,7 @@ class V2Dialect:
         with contextlib.suppress(ConnectionClosed, anyio.ClosedResourceError):
             await agent.send_update(session_id, state("idle", stop_reason), record=False)
 
-    def _requester(self, session_id: str) -> Callable[[str, Any], Awaitable[Any]]:
+    def _requester(self, session_id: str) -> Requester:
         """The turn's requests to the client: permission requests in v2's shape, with the
         ``requires_action`` state around them."""
         agent = self.agent

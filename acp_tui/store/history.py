@@ -11,15 +11,13 @@ file never raises: it is logged and the history starts from what could be read.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from acp_tui.config.atomic import write_atomic
 from acp_tui.config.paths import Paths
 
 log = logging.getLogger(__name__)
@@ -29,9 +27,7 @@ DEFAULT_LIMIT = 500
 
 def history_file(project: Path, paths: Paths) -> Path:
     """Where the history of ``project`` lives: a hash of its absolute path under the data dir."""
-    key = str(project.expanduser().absolute())
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return paths.data_dir / "history" / f"{digest}.jsonl"
+    return paths.project_file("history", project, ".jsonl")
 
 
 def history_for_project(project: Path, paths: Paths, limit: int = DEFAULT_LIMIT) -> PromptHistory:
@@ -96,17 +92,7 @@ class PromptHistory:
 
     def _rewrite(self, entries: Sequence[str]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".history-", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(b"".join(encode_entry(text) for text in entries))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_atomic(self.path, b"".join(encode_entry(text) for text in entries))
         self._lines_on_disk = len(entries)
 
 

@@ -9,15 +9,12 @@ absolute path strings are kept; whether they still exist is for the caller to ch
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from acp_tui.config.atomic import write_atomic
 from acp_tui.config.paths import Paths, get_paths
 
 log = logging.getLogger(__name__)
@@ -28,9 +25,7 @@ _VERSION = 1
 
 def recent_roots_file(project: Path, paths: Paths) -> Path:
     """Where the recent roots of ``project`` live: a hash of its absolute path, in the data dir."""
-    key = str(project.expanduser().absolute())
-    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return paths.data_dir / "roots" / f"{digest}.json"
+    return paths.project_file("roots", project, ".json")
 
 
 def recent_roots_for_project(
@@ -105,14 +100,4 @@ class RecentRoots:
     def _write(self, roots: list[Path]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         payload = json.dumps({"version": _VERSION, "roots": [str(r) for r in roots]}, indent=1)
-        fd, tmp = tempfile.mkstemp(prefix=".roots-", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(payload + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_atomic(self.path, (payload + "\n").encode("utf-8", "surrogateescape"))

@@ -1,4 +1,4 @@
-"""Provides the per-agent session index of the transcript cache, and timestamp helpers.
+"""Provides the per-agent session index of the transcript cache.
 
 The index is one small JSON file per agent listing the sessions this client created or opened
 with that agent (``sessionId``, ``cwd``, ``additionalDirectories``, ``title``, ``updatedAt`` in
@@ -9,16 +9,16 @@ changes, never per streamed chunk. A missing or corrupt index reads as empty.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from acp_tui.config.atomic import write_atomic
+from acp_tui.protocol.timestamps import parse_timestamp
 
 log = logging.getLogger(__name__)
 
@@ -30,20 +30,6 @@ INDEX_LIMIT = 1000
 def utc_now_iso() -> str:
     """The current time as ISO 8601 UTC with a ``Z``, to the second."""
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def parse_timestamp(value: str | None) -> datetime | None:
-    """An ISO 8601 timestamp as an aware datetime; no timezone means UTC; garbage means None."""
-    if not value or not isinstance(value, str):
-        return None
-    text = value.strip()
-    if text[-1:] in ("z", "Z"):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -142,16 +128,8 @@ def write_index(path: Path, agent_key: str, sessions: Iterable[CachedSession]) -
         "sessions": [s.to_json() for s in kept],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, ensure_ascii=False, indent=1)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    write_atomic(path, text.encode("utf-8"))
     return [s.session_id for s in dropped]
 
 

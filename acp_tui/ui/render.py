@@ -11,7 +11,6 @@ growing last one; no unit is ever larger than a few kilobytes, whatever the mess
 
 from __future__ import annotations
 
-import difflib
 import io
 import json
 import threading
@@ -24,7 +23,8 @@ from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
 
-from acp_tui.client.dialect_v2 import ChangesContent
+from acp_tui.client.dialects.v2 import ChangesContent
+from acp_tui.client.diff import unified_diff
 from acp_tui.client.terminals import TerminalOutput
 from acp_tui.client.transcript import (
     MessageEntry,
@@ -193,15 +193,8 @@ def render_diff(path: str, old: str | None, new: str, styles: Styles) -> Text:
     if len(old or "") + len(new) > MAX_DIFF_INPUT:
         summary = f"  {label}: {sanitize(path)} (too large to show: {len(new)} characters)"
         return Text(summary, style=styles.tool_meta)
-    lines = difflib.unified_diff(
-        (old or "").splitlines(),
-        new.splitlines(),
-        fromfile="/dev/null" if old is None else path,
-        tofile=path,
-        lineterm="",
-    )
     text = Text(f"  {label}: {sanitize(path)}\n", style=styles.tool_meta)
-    text.append_text(colour_patch("\n".join(lines), styles))
+    text.append_text(colour_patch(unified_diff(path, old, new), styles))
     text.rstrip()
     return text
 

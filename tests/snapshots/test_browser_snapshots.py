@@ -34,10 +34,11 @@ from acp_tui.client.agent import connect
 from acp_tui.client.command import AgentCommand
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.recorder import SessionRecorder, agent_key_for
-from acp_tui.client.session_list import parse_timestamp, relative_time
+from acp_tui.client.session_list import relative_time
 from acp_tui.config.paths import HOME_ENV, get_paths
 from acp_tui.config.settings import Settings
 from acp_tui.protocol.content import TextContent
+from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.controls import RootsFilterDialog

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from acp_tui.demo_agent.store import SessionRecord, SessionStore
 from acp_tui.store.transcripts import TranscriptCache
 from tests.unit.agent_helpers import WAIT
 from tests.unit.test_client_v2 import demo
+from tests.unit.test_protocol_timestamps import local_wall_clock
 
 TIMEOUT = 60
 
@@ -341,6 +343,40 @@ def test_prune_without_delete_can_still_dry_run(tmp_path: Path, protocol: int) -
     assert "does not support session/delete" in one_line(refused)
 
 
+@pytest.mark.parametrize("local_zone", ["UTC", "Asia/Tokyo", "America/Los_Angeles"], indirect=True)
+def test_prune_reads_a_time_without_a_zone_as_local_time(tmp_path: Path, local_zone: str) -> None:
+    """fast-agent writes local time without a zone: 5 hours ago is 5 hours ago in every zone.
+
+    The command (and the agent) run in ``local_zone``; a Z and an offset mean what they say.
+    """
+    data, project = tmp_path / "demo", directory(tmp_path, "project")
+    moment = datetime.now(UTC) - timedelta(hours=5)
+    seed(
+        data,
+        [
+            ("naive", project, local_wall_clock(local_zone, timedelta(hours=5))),
+            ("zulu", project, moment.isoformat(timespec="seconds").replace("+00:00", "Z")),
+            (
+                "offset",
+                project,
+                moment.astimezone(timezone(timedelta(hours=5, minutes=30))).isoformat(
+                    timespec="seconds"
+                ),
+            ),
+        ],
+    )
+    agent = demo_argv(data)
+    old = run("prune", "--older-than", "4h", "--dry-run", cwd=project, agent=agent)
+    assert old.returncode == 0, old.stderr
+    assert "3 sessions not updated for 4h:" in old.stdout
+    assert [line.split()[:2] for line in old.stdout.splitlines() if "ago" in line] == [
+        ["5h", "ago"]
+    ] * 3
+    young = run("prune", "--older-than", "6h", "--dry-run", cwd=project, agent=agent)
+    assert young.returncode == 0, young.stderr
+    assert "No sessions older than 6h." in young.stdout
+
+
 # -- usage and agent errors --------------------------------------------------------------------
 
 
@@ -454,6 +490,7 @@ def test_parse_duration() -> None:
     assert parse_duration("2w").days == 14
 
 
+@pytest.mark.usefixtures("local_zone")  # UTC: a time without a zone is local time
 def test_relative_time() -> None:
     from datetime import UTC, datetime
 

@@ -282,7 +282,7 @@ def test_display_title_fallback() -> None:
         ("", "—"),
         ("2026-03-01T12:00:00Z", "just now"),
         ("2026-03-01T11:55:00Z", "5 min ago"),
-        ("2026-03-01T11:55:00", "5 min ago"),  # no timezone: UTC
+        ("2026-03-01T11:55:00", "5 min ago"),  # no timezone: local time (UTC here)
         ("2026-03-01T13:55:00+02:00", "5 min ago"),
         ("2026-03-01T09:00:00.123Z", "3 h ago"),
         ("2026-02-28T12:00:00Z", "yesterday"),
@@ -292,6 +292,7 @@ def test_display_title_fallback() -> None:
         ("last tuesday", "last tuesday"),
     ],
 )
+@pytest.mark.usefixtures("local_zone")  # UTC: a time without a zone is local time
 def test_relative_time(value: str | None, expected: str) -> None:
     now = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
     assert relative_time(value, now) == expected

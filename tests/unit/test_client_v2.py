@@ -18,8 +18,8 @@ import pytest
 from acp_tui.client.agent import AgentClient, MalformedResponse, connect
 from acp_tui.client.capabilities import AuthMethodInfo, Capabilities
 from acp_tui.client.command import AgentCommand
-from acp_tui.client.dialect import PermissionRequestView
-from acp_tui.client.dialect_v2 import ChangesContent
+from acp_tui.client.dialects import PermissionRequestView
+from acp_tui.client.dialects.v2 import ChangesContent
 from acp_tui.client.errors import AgentExited, ProtocolMismatch, Unsupported
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.session import LiveSession, PermissionHandler

@@ -7,14 +7,14 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from acp_tui.client.dialect import PermissionRequestView
-from acp_tui.client.dialect_v2 import ChangesContent, V2Dialect
-from acp_tui.client.events import (
+from acp_tui.client.dialects import PermissionRequestView
+from acp_tui.client.dialects.events import (
     MessageReplaced,
     ToolContentAppended,
     TurnStateChanged,
     apply_event,
 )
+from acp_tui.client.dialects.v2 import ChangesContent, V2Dialect
 from acp_tui.client.session import LiveSession
 from acp_tui.client.transcript import MessageEntry, ToolCallEntry, Transcript
 from acp_tui.protocol.content import TextContent

@@ -4,12 +4,18 @@ method table, the accepted-then-streamed turn, resume with ``replayFrom`` and v2
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
+from acp_tui.demo_agent.options import AgentOptions
+from acp_tui.demo_agent.server import DemoAgent
+from acp_tui.demo_agent.stdio import StdoutStream
+from acp_tui.demo_agent.store import SessionStore
+from acp_tui.demo_agent.v2 import V2Dialect
 from tests.unit.test_client_v2_wire_schema import validate
 from tests.unit.test_demo_agent import TIMEOUT, Client, agent, expect_error, kind
 
@@ -70,6 +76,21 @@ async def test_it_answers_1_without_the_flag_and_to_a_v1_offer(data_dir: Path) -
         answer = await client.call("initialize", v1_init)
         assert answer["protocolVersion"] == 1
         assert "agentCapabilities" in answer
+
+
+async def test_serving_v2_needs_the_v2_dialect(data_dir: Path) -> None:
+    """The server does not import its v2 dialect (which builds on it): it must be given one."""
+    options = AgentOptions(data_dir=data_dir, protocol=2)
+    store = SessionStore(data_dir)
+    read_end, write_end = os.pipe()
+    try:
+        output = StdoutStream(write_end)
+        with pytest.raises(ValueError, match="v2 dialect"):
+            DemoAgent(options, store, output)
+        assert DemoAgent(options, store, output, v2=V2Dialect).v2 is V2Dialect
+    finally:
+        os.close(read_end)
+        os.close(write_end)
 
 
 async def test_v2_initialize_and_method_table(data_dir: Path, tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ def test_history_is_trimmed_to_its_limit_on_disk(tmp_path: Path) -> None:
     assert history.entries() == ["prompt 4", "prompt 5", "prompt 6"]
     assert len(path.read_bytes().splitlines()) == 3
     assert PromptHistory(path, limit=3).entries() == ["prompt 4", "prompt 5", "prompt 6"]
-    assert not list(tmp_path.glob(".history-*"))  # no temporary file left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.jsonl"]  # no temporary file left
 
 
 def test_a_longer_file_is_trimmed_on_load(tmp_path: Path) -> None:

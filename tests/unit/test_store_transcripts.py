@@ -21,9 +21,9 @@ from acp_tui.client.transcript import (
 )
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.content import ContentBlock, TextContent
+from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.store import sessions as sessions_module
-from acp_tui.store.sessions import parse_timestamp
 from acp_tui.store.transcripts import RecordedUpdate, RecordedUser, TranscriptCache
 
 AGENT = '["python", "-m", "acp_tui.demo_agent"]'
@@ -200,6 +200,7 @@ def test_agents_are_kept_apart(cache: TranscriptCache) -> None:
     assert cache.sessions("other agent") == []
 
 
+@pytest.mark.usefixtures("local_zone")  # UTC: a time without a zone is local time
 def test_index_is_newest_first_and_tolerates_missing_timezones(cache: TranscriptCache) -> None:
     cache.note_session(AGENT, "old", cwd="/p", updated_at="2024-01-01T00:00:00Z")
     cache.note_session(AGENT, "naive", cwd="/p", updated_at="2024-06-01T12:00:00")
@@ -207,7 +208,7 @@ def test_index_is_newest_first_and_tolerates_missing_timezones(cache: Transcript
     cache.note_session(AGENT, "garbage", cwd="/p", updated_at="yesterday")
     cache.note_session(AGENT, "now", cwd="/q", additional_directories=[Path("/r"), "/s"])
     listed = cache.sessions(AGENT)
-    # 13:00+02:00 is 11:00 UTC, before the naive 12:00 (taken as UTC).
+    # 13:00+02:00 is 11:00 UTC, before the naive 12:00 (local time, here UTC).
     assert [s.session_id for s in listed] == ["now", "naive", "offset", "old", "garbage"]
     now = listed[0]
     assert (now.cwd, now.additional_directories) == ("/q", ("/r", "/s"))

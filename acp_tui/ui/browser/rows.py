@@ -28,10 +28,10 @@ from acp_tui.client.session_list import (
     SessionLister,
     age_text,
     display_title,
-    parse_timestamp,
     relative_time,
 )
 from acp_tui.protocol.methods import SessionInfo
+from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.ui.safe_text import sanitize
 
 STATE_ROW = "state:"

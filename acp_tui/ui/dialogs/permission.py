@@ -12,7 +12,7 @@ from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from acp_tui.client.dialect import PermissionRequestView
+from acp_tui.client.dialects import PermissionRequestView
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent

@@ -2,7 +2,7 @@
 
 v2 config options, tool-call upserts and diffs become the v1 shapes the UI reads
 (``SessionConfigOption`` with ``id``, ``ToolCallProgress``, `ChangesContent`); what v1 cannot
-express becomes a neutral event (see `acp_tui.client.events`).
+express becomes a neutral event (see `acp_tui.client.dialects.events`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from acp_tui.client.capabilities import Capabilities
-from acp_tui.client.dialect import Call, Dialect, PermissionRequestView, Reattach, Setup
-from acp_tui.client.events import (
+from acp_tui.client.dialects.base import Call, Dialect, PermissionRequestView, Reattach, Setup
+from acp_tui.client.dialects.events import (
     AgentTerminalChanged,
     Event,
     MessageReplaced,

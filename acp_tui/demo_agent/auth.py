@@ -1,0 +1,58 @@
+"""Provides the demo agent's pretend authentication: its method ids and the stored credential.
+
+``--require-auth`` makes every session method wait for a login: the agent method (always
+succeeds) or, when the client can run it, the terminal method (``--login``, which stores a
+credential that later runs find).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+AUTH_METHOD_ID = "demo-login"
+TERMINAL_AUTH_METHOD_ID = "demo-terminal-login"
+CREDENTIALS_FILE = "credentials.json"
+
+
+LOGIN_ENV = {"ACP_TUI_DEMO_LOGIN": "1"}
+"""Set for the terminal login (``--login``), as a client that runs it would."""
+
+
+def auth_methods(version: int, *, terminal: bool) -> list[dict[str, Any]]:
+    """The login methods `initialize` advertises as protocol ``version`` spells them; the
+    terminal one only to a client that can run it."""
+    key = "methodId" if version >= 2 else "id"
+    agent: dict[str, Any] = {
+        key: AUTH_METHOD_ID,
+        "name": "Demo login",
+        "description": "Pretend to sign in; always succeeds",
+    }
+    if version >= 2:
+        agent["type"] = "agent"
+    methods = [agent]
+    if terminal:
+        methods.append(
+            {
+                key: TERMINAL_AUTH_METHOD_ID,
+                "name": "Log in from the terminal",
+                "description": "Runs the demo agent's interactive login (--login)",
+                "type": "terminal",
+                "args": ["--login"],
+                "env": [{"name": k, "value": v} for k, v in LOGIN_ENV.items()]
+                if version >= 2
+                else dict(LOGIN_ENV),
+            }
+        )
+    return methods
+
+
+def has_credentials(data_dir: Path) -> bool:
+    """Whether an earlier `--login` run stored a credential (terminal authentication)."""
+    return (data_dir / CREDENTIALS_FILE).is_file()
+
+
+def store_credentials(data_dir: Path) -> None:
+    """What a successful `--login` leaves for the next runs."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / CREDENTIALS_FILE).write_text('{"user": "demo"}\n')
