@@ -36,9 +36,9 @@ from acp_tui.store.recent_roots import recent_roots_for_project
 
 if TYPE_CHECKING:
     from acp_tui.client.agent import AgentClient
+    from acp_tui.client.interaction import Interaction
     from acp_tui.client.runtime import AgentRuntime
     from acp_tui.client.slots import WorkspaceEvent
-    from acp_tui.client.workspace import Interaction
     from acp_tui.config.paths import Paths
 
 __all__ = ["Opening", "describe"]

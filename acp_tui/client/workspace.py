@@ -26,7 +26,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -34,6 +34,7 @@ from anyio.abc import TaskGroup
 from acp_tui.client.agent import connect
 from acp_tui.client.capabilities import AuthMethodInfo
 from acp_tui.client.errors import AgentError, LoginRestart
+from acp_tui.client.interaction import Headless, Interaction
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listed import ListedSessions
 from acp_tui.client.listeners import Listeners
@@ -75,46 +76,6 @@ T = TypeVar("T")
 
 STOP_WITHIN = 15.0
 """How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
-
-
-class Interaction(Protocol):
-    """The questions only the user can answer; the UI implements them."""
-
-    async def ask_permission(
-        self, slot: SessionSlot, request: RequestPermissionRequest
-    ) -> RequestPermissionOutcome: ...
-
-    async def choose_auth_method(
-        self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
-    ) -> AuthMethodInfo | None: ...
-
-    async def confirm_without_roots(
-        self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
-    ) -> bool: ...
-
-    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int: ...
-
-
-class Headless:
-    """An Interaction with nobody to ask: nothing is approved, no login, no roots dropped."""
-
-    async def ask_permission(
-        self, slot: SessionSlot, request: RequestPermissionRequest
-    ) -> RequestPermissionOutcome:
-        return CancelledPermissionOutcome()
-
-    async def choose_auth_method(
-        self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
-    ) -> AuthMethodInfo | None:
-        return None
-
-    async def confirm_without_roots(
-        self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
-    ) -> bool:
-        return False
-
-    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
-        return 127
 
 
 class Workspace(Prompting, Opening, ListedSessions):

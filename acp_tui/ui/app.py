@@ -205,10 +205,28 @@ class AcpApp(App[int]):
     # -- commands ----------------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        from acp_tui.ui import session_commands
+        from acp_tui.ui.session_commands import tab_commands
 
         yield from super().get_system_commands(screen)
-        yield from session_commands.palette(self)
+        yield SystemCommand(
+            "Export transcript", "Save the conversation as Markdown", self.action_export_transcript
+        )
+        yield SystemCommand(
+            "New session with roots…",
+            "Choose extra workspace roots and start a new session (Ctrl+N)",
+            self.action_new_session_with_roots,
+        )
+        yield SystemCommand(
+            "Sessions: toggle browser",
+            "Show the session browser beside the chat, widen it, hide it (Ctrl+B)",
+            self.action_toggle_browser,
+        )
+        yield SystemCommand(
+            "Restart agent",
+            "Start the current session's agent again and reopen its sessions (Ctrl+R)",
+            self.action_restart_agent,
+        )
+        yield from tab_commands(self, self.workspace, self.slot)
 
     def action_restart_agent(self) -> None:
         """Restart the current tab's agent; its sessions are reopened where it can."""
@@ -220,13 +238,13 @@ class AcpApp(App[int]):
         """Save the conversation as Markdown, to a path the user confirms."""
         from acp_tui.ui.session_commands import export_transcript
 
-        export_transcript(self, self.slot)
+        export_transcript(self, self.launch.cwd, self.slot)
 
     def action_new_session_with_roots(self) -> None:
         """Pick the extra roots of a new session in the roots dialog, then open it."""
         from acp_tui.ui.session_commands import new_session_with_roots
 
-        new_session_with_roots(self, self.workspace, self.slot)
+        new_session_with_roots(self, self.workspace, self.slot, self.paths)
 
     def action_toggle_browser(self) -> None:
         """Show the session browser beside the chat, widen it, hide it."""

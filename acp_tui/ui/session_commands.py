@@ -17,33 +17,16 @@ from acp_tui.ui.safe_text import sanitize
 if TYPE_CHECKING:
     from acp_tui.client.slots import SessionSlot
     from acp_tui.client.workspace import Workspace
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.config.paths import Paths
     from acp_tui.ui.dialogs.roots import RootsResult
 
-__all__ = ["close_tab", "export_transcript", "new_session_with_roots", "palette"]
+__all__ = ["close_tab", "export_transcript", "new_session_with_roots", "tab_commands"]
 
 
-def palette(app: AcpApp) -> Iterator[SystemCommand]:
-    """The command palette's session commands (the current tab's, and one per other tab)."""
-    yield SystemCommand(
-        "Export transcript", "Save the conversation as Markdown", app.action_export_transcript
-    )
-    yield SystemCommand(
-        "New session with roots…",
-        "Choose extra workspace roots and start a new session (Ctrl+N)",
-        app.action_new_session_with_roots,
-    )
-    yield SystemCommand(
-        "Sessions: toggle browser",
-        "Show the session browser beside the chat, widen it, hide it (Ctrl+B)",
-        app.action_toggle_browser,
-    )
-    yield SystemCommand(
-        "Restart agent",
-        "Start the current session's agent again and reopen its sessions (Ctrl+R)",
-        app.action_restart_agent,
-    )
-    ws, current = app.workspace, app.slot
+def tab_commands(
+    app: App[int], ws: Workspace | None, current: SessionSlot | None
+) -> Iterator[SystemCommand]:
+    """Palette commands for the tabs: close the current one, switch to each other one."""
     if ws is None:
         return
     if current is not None:
@@ -68,7 +51,7 @@ def close_tab(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     app.run_worker(ws.close_slot(slot), group="close-tab")
 
 
-def export_transcript(app: AcpApp, slot: SessionSlot | None) -> None:
+def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> None:
     """Save the conversation as Markdown, to a path the user confirms."""
     from acp_tui.client.export import default_export_path, transcript_to_markdown, write_export
     from acp_tui.ui.dialogs.export import ExportDialog
@@ -77,7 +60,6 @@ def export_transcript(app: AcpApp, slot: SessionSlot | None) -> None:
     if slot is None or session is None:
         app.notify("There is no session to export yet.", severity="warning")
         return
-    cwd = app.launch.cwd
     default = default_export_path(cwd, session.transcript.title, session.session_id)
     agent_name = slot.agent.display_name
 
@@ -95,7 +77,9 @@ def export_transcript(app: AcpApp, slot: SessionSlot | None) -> None:
     app.push_screen(ExportDialog(default, cwd=cwd), callback=save)
 
 
-def new_session_with_roots(app: AcpApp, ws: Workspace | None, slot: SessionSlot | None) -> None:
+def new_session_with_roots(
+    app: App[int], ws: Workspace | None, slot: SessionSlot | None, paths: Paths
+) -> None:
     """Pick the extra roots of a new session (of the current tab's agent), then open it."""
     from acp_tui.store.recent_roots import recent_roots_for_project
     from acp_tui.ui.dialogs.roots import RootsDialog
@@ -105,12 +89,12 @@ def new_session_with_roots(app: AcpApp, ws: Workspace | None, slot: SessionSlot 
     if ws is None or agent is None or caps is None:
         app.notify("The agent is not running.", severity="warning")
         return
-    cwd = slot.cwd if slot is not None else app.launch.cwd
-    roots = slot.additional_directories if slot is not None else app.launch.additional_directories
+    assert slot is not None
+    cwd, roots = slot.cwd, slot.additional_directories
     dialog = RootsDialog(
         cwd,
         roots,
-        recent_roots_for_project(cwd, app.paths).load(),
+        recent_roots_for_project(cwd, paths).load(),
         supported=caps.additional_directories,
         reason=caps.why_not("additional_directories"),
     )
