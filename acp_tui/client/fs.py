@@ -14,45 +14,22 @@ import errno
 import os
 import secrets
 import stat
-from pathlib import Path
 
 import anyio.to_thread
 
-from acp_tui.client.roots import PathNotFound, PathRefused, RootSet, show_path
+from acp_tui.client.roots import (
+    PathNotFound,
+    PathRefused,
+    RootSet,
+    open_real_directory,
+    show_path,
+)
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
 MAX_READ_BYTES = 50 * 1024 * 1024
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _open_directory(real: Path, create_below: Path | None = None) -> int:
-    """Open the directory at a resolved path without following any symbolic link.
-
-    Missing directories strictly below ``create_below`` are created (only there: never a root
-    itself nor anything above it).
-    """
-    fd = os.open("/", _DIR_FLAGS)
-    try:
-        current = Path("/")
-        for name in real.parts[1:]:
-            current = current / name
-            try:
-                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if create_below is None or create_below not in current.parents:
-                    raise
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(name, 0o777, dir_fd=fd)
-                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        return fd
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def _os_error(path: str, action: str, exc: OSError) -> RpcError:
@@ -122,7 +99,7 @@ class FileSystem:
     def _read(self, path: str) -> str:
         real = self.roots.check(path)
         try:
-            dir_fd = _open_directory(real.parent)
+            dir_fd = open_real_directory(real.parent)
             try:
                 fd = os.open(real.name, _READ_FLAGS, dir_fd=dir_fd)
             finally:
@@ -169,7 +146,7 @@ class FileSystem:
         real = resolved.path
         temp = f".{real.name[:64]}.{secrets.token_hex(6)}.acp-tmp"
         try:
-            dir_fd = _open_directory(real.parent, create_below=resolved.root)
+            dir_fd = open_real_directory(real.parent, create_below=resolved.root)
             try:
                 try:
                     st: os.stat_result | None = os.stat(

@@ -2,14 +2,15 @@
 
 `spawn_agent` starts the agent with stdin/stdout pipes for the JSON-RPC connection. A task drains
 stderr into a bounded ring buffer (for error messages) and a log file; another notices the exit.
-Leaving the context shuts the whole process group down (EOF, then SIGTERM, then SIGKILL), shielded
-from cancellation and bounded in time. An `atexit` hook SIGKILLs any group still registered, so no
-agent outlives acp-tui even when the app exits without running the async shutdown.
+Leaving the context shuts the agent's whole process tree down (EOF, then SIGTERM, then SIGKILL),
+shielded from cancellation and bounded in time. The tree is its process group and everything
+else it started, also what called ``setsid()`` (see ``acp_tui.client.reaper``), which guards it
+until it is gone: an ``atexit`` hook SIGKILLs any tree still guarded, and a watchdog process ends
+them if acp-tui dies without doing it, even by SIGKILL.
 """
 
 from __future__ import annotations
 
-import atexit
 import codecs
 import errno
 import logging
@@ -29,6 +30,7 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 
+from acp_tui.client import reaper, watchdog
 from acp_tui.client.command import AgentCommand
 from acp_tui.client.errors import AgentExited, AgentNotFound, AgentStartFailed
 from acp_tui.config.paths import get_paths
@@ -43,28 +45,17 @@ KILL_WAIT = 2.0
 """How long to wait for an exit after SIGKILL before giving up on it."""
 STDERR_GRACE = 0.5
 """How long after the exit `exited` waits for stderr to be drained (a grandchild may hold it)."""
-GROUP_POLL = 0.02
-"""How often the group is checked while waiting for its last members to die."""
 TRUNCATED = " …[line truncated]"
-
-# pgid -> pid of the acp-tui process that spawned it (a forked child must not kill its parent's).
-_live_groups: dict[int, int] = {}
 
 
 def live_process_groups() -> frozenset[int]:
     """The process groups of agents this process started and has not seen gone yet."""
-    return frozenset(pgid for pgid, owner in _live_groups.items() if owner == os.getpid())
+    return frozenset(root.pid for root in reaper.guarded("agent"))
 
 
 def kill_live_process_groups() -> None:
-    """SIGKILL every registered agent process group; the `atexit` safety net, callable directly."""
-    for pgid in live_process_groups():
-        with suppress(OSError):
-            os.killpg(pgid, signal.SIGKILL)
-        _live_groups.pop(pgid, None)
-
-
-atexit.register(kill_live_process_groups)
+    """SIGKILL every guarded agent tree now (the `atexit` safety net does it for all trees)."""
+    reaper.kill_all("agent")
 
 
 class AgentProcess:
@@ -74,6 +65,7 @@ class AgentProcess:
         self,
         command: AgentCommand,
         process: anyio.abc.Process,
+        root: reaper.Root,
         *,
         log_dir: Path,
         stderr_lines: int,
@@ -88,6 +80,7 @@ class AgentProcess:
         self.stdout: anyio.abc.ByteReceiveStream = process.stdout
         self.pid: int = process.pid
         self.pgid: int = process.pid  # start_new_session: the agent leads its own group
+        self.root = root
         self.exited = anyio.Event()
         self.log_path: Path | None = None
         self._process = process
@@ -159,50 +152,44 @@ class AgentProcess:
                 await self.stdin.aclose()
             await self.exited.wait()
         if not self.exited.is_set():
-            self._signal_group(signal.SIGTERM)
+            await self._signal_tree(signal.SIGTERM)
             with anyio.move_on_after(self._term_timeout):
                 await self.exited.wait()
         if not self.exited.is_set():
-            self._signal_group(signal.SIGKILL)
+            await self._signal_tree(signal.SIGKILL)
             with anyio.move_on_after(KILL_WAIT):
                 await self.exited.wait()
         if not self.exited.is_set():
             log.error("agent %s (pid %d) survived SIGKILL", self.command.name, self.pid)
             return
-        # The leader is gone, but wrappers (npx, uvx...) can leave their real agent in the group.
-        if await self._clear_group():
-            _live_groups.pop(self.pgid, None)
+        # The leader is gone, but wrappers (npx, uvx...) can leave their real agent in the group,
+        # and daemons it started may have left the group (setsid).
+        if await self._clear_tree():
+            reaper.forget(self.root)
 
-    async def _clear_group(self) -> bool:
-        """Make sure nothing is left alive in the process group; True once it is empty."""
-        if not await _group_has_living(self.pgid):
+    async def _clear_tree(self) -> bool:
+        """Make sure nothing is left alive of the agent's tree; True once it is gone."""
+        if not await anyio.to_thread.run_sync(watchdog.trees_alive, [self.root]):
             return True
         if not self._signals:
-            self._signal_group(signal.SIGTERM)
-            if await self._wait_group_gone(self._term_timeout):
+            await self._signal_tree(signal.SIGTERM)
+            if await self._wait_tree_gone(self._term_timeout):
                 return True
-        self._signal_group(signal.SIGKILL)
-        if await self._wait_group_gone(KILL_WAIT):
+        await self._signal_tree(signal.SIGKILL)
+        if await self._wait_tree_gone(KILL_WAIT):
             return True
-        log.error("process group %d of agent %s survived SIGKILL", self.pgid, self.command.name)
+        log.error("the processes of agent %s survived SIGKILL", self.command.name)
         return False
 
-    async def _wait_group_gone(self, within: float) -> bool:
-        with anyio.move_on_after(within):
-            # Nothing signals the death of a process that is not our child: poll.
-            while await _group_has_living(self.pgid):  # noqa: ASYNC110
-                await anyio.sleep(GROUP_POLL)
-            return True
-        return False
+    async def _wait_tree_gone(self, within: float) -> bool:
+        return await anyio.to_thread.run_sync(watchdog.wait_trees_gone, [self.root], within)
 
-    def _signal_group(self, sig: signal.Signals) -> None:
+    async def _signal_tree(self, sig: signal.Signals) -> None:
         self._signals.append(sig)
         try:
-            os.killpg(self.pgid, sig)
-        except ProcessLookupError:
-            pass
+            await anyio.to_thread.run_sync(watchdog.signal_trees, [self.root], sig)
         except OSError as exc:
-            log.warning("cannot send %s to agent group %d: %s", sig.name, self.pgid, exc)
+            log.warning("cannot send %s to agent %s: %s", sig.name, self.command.name, exc)
 
     async def _run_shielded(self, task: Callable[[], Awaitable[None]]) -> None:
         """Run a background task that an outer cancellation cannot stop: shutdown relies on it."""
@@ -357,7 +344,7 @@ async def spawn_agent(
     stop_timeout: float = 2.0,
     term_timeout: float = 2.0,
 ) -> AsyncIterator[AgentProcess]:
-    """Start the agent in its own process group; on exit (even cancelled) stop the whole group.
+    """Start the agent in its own process group; on exit (even cancelled) stop its whole tree.
 
     Raises AgentNotFound when the command cannot be found or executed, AgentStartFailed for any
     other reason it cannot start (empty command, bad cwd...). The log goes to `log_dir`
@@ -366,9 +353,11 @@ async def spawn_agent(
     argv = list(command.argv)
     if not argv:
         raise AgentStartFailed(f"cannot start agent {command.name!r}: its command is empty")
-    env = {**os.environ, **command.env}
+    token = reaper.new_token()
+    env = reaper.marked_env({**os.environ, **command.env}, token)
     log_dir = log_dir if log_dir is not None else get_paths().log_dir
     await anyio.to_thread.run_sync(_check_startable, argv[0], command, env)
+    since = reaper.spawn_time()
     try:
         process = await anyio.open_process(
             argv,
@@ -383,10 +372,11 @@ async def spawn_agent(
         raise _start_error(argv[0], command, exc) from exc
     except ValueError as exc:  # e.g. an embedded NUL byte
         raise AgentStartFailed(f"cannot start agent {command.name!r}: {exc}") from exc
-    _live_groups[process.pid] = os.getpid()
+    root = reaper.guard(process.pid, token, since, "agent")
     agent = AgentProcess(
         command,
         process,
+        root,
         log_dir=log_dir,
         stderr_lines=stderr_lines,
         stop_timeout=stop_timeout,
@@ -451,40 +441,3 @@ def _start_error(program: str, command: AgentCommand, exc: OSError) -> Exception
     ):
         return AgentNotFound(program, reason)
     return AgentStartFailed(f"cannot start agent {command.name!r} ({program!r}): {reason}")
-
-
-async def _group_has_living(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return await anyio.to_thread.run_sync(_proc_has_living_member, pgid)
-
-
-def _proc_has_living_member(pgid: int) -> bool:
-    """Whether /proc shows a member of the group that is not a zombie.
-
-    Killed orphans are zombies until init reaps them, and some container inits never do; they
-    still count for `killpg(pgid, 0)` but nothing is running. Unsure means alive.
-    """
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return True
-    seen = False
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as file:
-                fields = file.read().rpartition(b")")[2].split()
-        except OSError:
-            continue
-        if len(fields) < 3 or fields[2] != str(pgid).encode():
-            continue
-        seen = True
-        if fields[0] not in (b"Z", b"X"):
-            return True
-    return not seen

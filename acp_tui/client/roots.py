@@ -10,10 +10,12 @@ Limits (by design, documented for the reader and the user):
 
 * Time of check to time of use: ``check`` resolves the path, the caller opens it later. Between
   the two, whoever else can write inside a root (the agent itself, when it runs locally) could swap
-  a directory for a symbolic link. ``acp_tui.client.fs`` narrows the window by opening the checked
-  real path component by component with ``O_NOFOLLOW``, so a link appearing after the check is
-  refused; a terminal's working directory has no such protection (a process cannot be started
-  relative to a directory descriptor).
+  a directory for a symbolic link. So the checked real path is opened component by component
+  with ``O_NOFOLLOW`` (``open_real_directory``): a link appearing after the check is refused.
+  ``acp_tui.client.fs`` reads and writes through that descriptor; a terminal starts in the
+  directory ``open_directory`` opened (through ``/proc``, see ``acp_tui.client.terminal_spawn``).
+  What stays possible is moving an already opened directory out of the roots (``rename``), for
+  which the mover needs write access to both places.
 * Hard links: a hard link inside a root to a file outside is the same file; it cannot be told
   apart and is allowed for reading. Writes replace the directory entry (temp file then rename), so
   they never modify the outside file through a hard link.
@@ -25,6 +27,8 @@ Limits (by design, documented for the reader and the user):
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -35,6 +39,8 @@ from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
 # Linux's PATH_MAX (including the terminating NUL); longer paths are refused up front.
 PATH_MAX = 4096
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def show_path(path: object, limit: int = 200) -> str:
@@ -96,6 +102,43 @@ def _pin(root: str) -> Path | None:
         real = os.path.realpath(root, strict=True)
         return Path(real) if os.path.isdir(real) else None
     except (OSError, ValueError):
+        return None
+
+
+def open_real_directory(real: Path, create_below: Path | None = None) -> int:
+    """Open the directory at a resolved path without following any symbolic link.
+
+    Each component is opened relative to its parent's descriptor with ``O_NOFOLLOW``, so a link
+    swapped in after the path was checked fails (ELOOP or ENOTDIR) instead of being followed.
+    Missing directories strictly below ``create_below`` are created (only there: never a root
+    itself nor anything above it).
+    """
+    fd = os.open("/", _DIR_FLAGS)
+    try:
+        current = Path("/")
+        for name in real.parts[1:]:
+            current = current / name
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if create_below is None or create_below not in current.parents:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def descriptor_path(fd: int) -> str | None:
+    """Where an open directory is now (Linux ``/proc``), or None when that cannot be told."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
         return None
 
 
@@ -183,6 +226,32 @@ class RootSet:
         if not os.path.isdir(resolved.path):
             raise PathRefused(path, "is not a directory")
         return resolved.path
+
+    def open_directory(self, path: object) -> tuple[int, Path]:
+        """Open a directory inside the roots without following links: ``(descriptor, real)``.
+
+        The checked real path is opened with ``O_NOFOLLOW`` at every component, then where the
+        opened directory is now is checked again (a parent renamed meanwhile moves it). The
+        caller closes the descriptor.
+        """
+        real = self.check_directory(path)
+        try:
+            fd = open_real_directory(real)
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise PathNotFound(str(path)) from None
+            if isinstance(exc, NotADirectoryError) or exc.errno == errno.ELOOP:
+                raise PathRefused(
+                    path, "a symbolic link or file appeared in the path after the check"
+                ) from None
+            raise PathRefused(path, f"could not be opened: {_reason(exc)}") from None
+        where = descriptor_path(fd)
+        if where is not None and (
+            not where.startswith("/") or self._containing(Path(where)) is None
+        ):
+            os.close(fd)
+            raise PathRefused(path, "moved outside the session's roots while being opened")
+        return fd, real
 
     def resolve(self, path: object, *, for_write: bool = False) -> Resolved:
         """Resolve and contain a path of any kind (file or directory); fails closed."""

@@ -3,14 +3,16 @@
 Each terminal is one command run without a shell (``argv = [command, *args]``), in its own
 session and process group, with stdin closed and stdout and stderr merged into one buffer. The
 buffer keeps at most ``outputByteLimit`` bytes, dropping the oldest output at a UTF-8 character
-boundary. ``kill`` sends SIGTERM to the whole group, then SIGKILL after a grace period (and to
-anything of the group still holding the output pipe); the terminal stays valid. ``release`` kills
-and forgets the id; the final output stays available to ``snapshot`` for display.
+boundary. ``kill`` sends SIGTERM to the command's whole process tree, then SIGKILL after a grace
+period (and to anything of it still holding the output pipe or still running); the terminal stays
+valid. ``release`` kills and forgets the id; the final output stays available to ``snapshot``
+for display.
 
-Limits: a descendant that leaves the process group (``setsid``) escapes ``kill``; its output is
-no longer read once the terminal is released. The working directory is checked, then the process
-started (see ``acp_tui.client.roots`` on time of check to time of use). The command inherits the
-client's environment, overridden by the agent's ``env``.
+The tree is the command's group and session and every process it started, also one that called
+``setsid()`` or whose parent already exited (``acp_tui.client.reaper`` guards it, and its
+watchdog ends it if acp-tui dies first). The working directory is opened inside the roots
+without following links and the command starts in that directory, and the agent's environment
+variables that could run hidden code are dropped (``acp_tui.client.terminal_spawn``).
 """
 
 from __future__ import annotations
@@ -18,10 +20,8 @@ from __future__ import annotations
 import codecs
 import contextlib
 import logging
-import os
 import secrets
 import signal
-import subprocess
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +30,9 @@ from types import TracebackType
 import anyio
 from anyio.abc import Process, TaskGroup
 
+from acp_tui.client import reaper, watchdog
 from acp_tui.client.roots import RootSet, show_path
+from acp_tui.client.terminal_spawn import EnvPolicy, spawn_terminal
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
 log = logging.getLogger(__name__)
@@ -102,11 +104,17 @@ class AgentTerminal:
         return TerminalOutput(text, self.truncated, self.exit_code, self.signal, self.exited)
 
 
+KILL_WAIT = 2.0
+"""How long to wait for the tree to be gone after SIGKILL."""
+
+
 class _Terminal:
-    def __init__(self, terminal_id: str, process: Process, limit: int) -> None:
+    def __init__(self, terminal_id: str, process: Process, root: reaper.Root, limit: int) -> None:
         self.id = terminal_id
         self.process = process
+        self.root = root
         self.limit = limit
+        self.dropped_env: tuple[str, ...] = ()
         self.buffer = bytearray()
         self.truncated = False
         self.returncode: int | None = None
@@ -155,8 +163,10 @@ class TerminalManager:
         drain_seconds: float = 1.0,
         max_terminals: int = 64,
         keep_released: int = 32,
+        env_policy: EnvPolicy | None = None,
     ) -> None:
         self.roots = roots
+        self.env_policy = env_policy or EnvPolicy()
         self.on_output = on_output
         self.kill_grace = kill_grace
         self.drain_seconds = drain_seconds
@@ -221,45 +231,19 @@ class TerminalManager:
                 f"too many terminals ({self.max_terminals}); release some before creating more"
             )
         requested = self.roots.cwd if cwd is None else cwd
-        workdir = str(await anyio.to_thread.run_sync(self.roots.check_directory, requested))
-        argv = [command, *args]
-        try:
-            process = await anyio.open_process(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=workdir,
-                env={**os.environ, **env},
-                start_new_session=True,
-            )
-        except FileNotFoundError as exc:
-            if exc.filename == workdir:
-                raise RpcError(
-                    ErrorCode.RESOURCE_NOT_FOUND,
-                    f"Working directory not found: {show_path(workdir)}",
-                    {"uri": workdir},
-                ) from None
-            raise RpcError(
-                ErrorCode.RESOURCE_NOT_FOUND,
-                f"Command not found: {show_path(command)}",
-                {"command": command},
-            ) from None
-        except PermissionError:
-            raise RpcError.invalid_params(
-                f"command {show_path(command)} is not executable", {"command": command}
-            ) from None
-        except (OSError, ValueError) as exc:
-            raise RpcError.invalid_params(
-                f"cannot run {show_path(command)}: {exc}", {"command": command}
-            ) from None
-        terminal = _Terminal(f"term_{secrets.token_hex(8)}", process, limit)
+        spawned = await spawn_terminal(self.roots, command, args, env, requested, self.env_policy)
+        terminal = _Terminal(f"term_{secrets.token_hex(8)}", spawned.process, spawned.root, limit)
+        terminal.dropped_env = spawned.dropped_env
         self._terminals[terminal.id] = terminal
         tg.start_soon(self._supervise, terminal)
         if self._closed:  # close() ran while the process was starting
             await self.release(terminal.id)
             raise RpcError.internal("terminals are not available (the session is closing)")
         return terminal.id
+
+    def dropped_env(self, terminal_id: str) -> tuple[str, ...]:
+        """The names of the agent's environment variables the command did not get."""
+        return self._get(terminal_id).dropped_env
 
     def output(self, terminal_id: str) -> TerminalOutput:
         """The current output and, once it ended, the exit status."""
@@ -279,7 +263,7 @@ class TerminalManager:
         return terminal.status()
 
     async def kill(self, terminal_id: str) -> None:
-        """Kill the command's process group; the terminal stays valid."""
+        """Kill the command's process tree; the terminal stays valid."""
         await self._kill(self._get(terminal_id))
 
     async def release(self, terminal_id: str) -> None:
@@ -346,7 +330,7 @@ class TerminalManager:
         finally:
             with anyio.CancelScope(shield=True):
                 if terminal.process.returncode is None:
-                    self._signal_group(terminal, signal.SIGKILL)
+                    await self._signal_tree(terminal, signal.SIGKILL)
                 await terminal.process.aclose()
                 self._mark_exited(terminal)
                 terminal.done.set()
@@ -372,23 +356,40 @@ class TerminalManager:
 
     async def _kill(self, terminal: _Terminal) -> None:
         process = terminal.process
-        if process.returncode is None:
-            self._signal_group(terminal, signal.SIGTERM)
+        if process.returncode is None or await self._tree_alive(terminal):
+            await self._signal_tree(terminal, signal.SIGTERM)
+            deadline = anyio.current_time() + self.kill_grace
             with anyio.move_on_after(self.kill_grace):
                 await process.wait()
-        # The leader may be gone while others of its group still hold the output pipe.
-        if process.returncode is None or not terminal.eof.is_set():
-            self._signal_group(terminal, signal.SIGKILL)
+            await self._wait_tree_gone(terminal, max(0.0, deadline - anyio.current_time()))
+        # The leader may be gone while others of its tree still run, some perhaps holding the
+        # output pipe, some perhaps outside its group (setsid).
+        if (
+            process.returncode is None
+            or not terminal.eof.is_set()
+            or await self._tree_alive(terminal)
+        ):
+            await self._signal_tree(terminal, signal.SIGKILL)
+            await self._wait_tree_gone(terminal, KILL_WAIT)
         with anyio.move_on_after(self.drain_seconds + 5):
             await terminal.exited.wait()
+        if not await self._tree_alive(terminal):
+            reaper.forget(terminal.root)
 
     @staticmethod
-    def _signal_group(terminal: _Terminal, sig: signal.Signals) -> None:
+    async def _tree_alive(terminal: _Terminal) -> bool:
+        return await anyio.to_thread.run_sync(watchdog.trees_alive, [terminal.root])
+
+    @staticmethod
+    async def _wait_tree_gone(terminal: _Terminal, within: float) -> bool:
+        return await anyio.to_thread.run_sync(watchdog.wait_trees_gone, [terminal.root], within)
+
+    @staticmethod
+    async def _signal_tree(terminal: _Terminal, sig: signal.Signals) -> None:
         try:
-            os.killpg(terminal.process.pid, sig)
-        except ProcessLookupError:
-            pass
+            await anyio.to_thread.run_sync(watchdog.signal_trees, [terminal.root], sig)
         except OSError as exc:
-            log.warning("cannot signal process group %s: %s", terminal.process.pid, exc)
-            if terminal.process.returncode is None:
+            log.warning("cannot signal terminal %s: %s", terminal.id, exc)
+        if terminal.process.returncode is None and not watchdog.have_proc():
+            with contextlib.suppress(OSError):  # the group may be unreachable: the leader is not
                 terminal.process.send_signal(sig)

@@ -4,7 +4,8 @@ The agent is chosen as for the chat (``-a NAME``, ``-- COMMAND ARGS...``, else t
 default, else the demo agent), and so is the protocol version (``--protocol {1,2}``, else the
 agent's configured one, else 1; an agent answering another version is warned about).
 Exit status: 0 on success, 2 on usage errors (checked before the agent starts), 1 when the agent
-cannot start, lacks the capability or answers with an error; errors are one line on stderr,
+cannot start, lacks the capability or answers with an error, 128 + N when ended by signal N
+(SIGTERM, SIGHUP, SIGINT: the agent is stopped first, as always); errors are one line on stderr,
 never a traceback.
 """
 
@@ -29,6 +30,7 @@ import anyio.lowlevel
 
 from acp_tui.client.agent import AgentClient, connect
 from acp_tui.client.errors import AgentError, Unsupported
+from acp_tui.client.exit_signals import ExitSignals, exit_signals
 from acp_tui.client.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
 from acp_tui.client.recorder import agent_key_for
 from acp_tui.commands.listing import Scope, list_all, parse_duration, plural, table, warn
@@ -89,7 +91,9 @@ def sessions_command(args: list[str]) -> int:
         print(f"acp-tui: error: {exc}", file=sys.stderr)
         return 1
     try:
-        return anyio.run(partial(_run_with_agent, job))
+        with exit_signals() as signals:
+            status = anyio.run(partial(_run_with_agent, job, signals))
+        return signals.status if signals.status is not None else status
     except Exception as exc:
         log.debug("sessions command failed", exc_info=True)
         print(f"acp-tui: {describe_error(exc)}", file=sys.stderr)
@@ -241,17 +245,21 @@ def _directory(raw: str) -> Path:
 # -- running ---------------------------------------------------------------------------------
 
 
-async def _run_with_agent(job: _Job) -> int:
+async def _run_with_agent(job: _Job, signals: ExitSignals) -> int:
+    """Run the action; SIGTERM, SIGHUP or SIGINT cancels it, and the agent is stopped as usual."""
     actions: dict[str, Callable[[AgentClient, _Job], Awaitable[int]]] = {
         "list": _list,
         "delete": _delete,
         "prune": _prune,
     }
-    async with connect(job.launch) as client:
-        spoken, offered = client.capabilities.protocol_version, job.launch.protocol_version
-        if spoken != offered:
-            warn(f"{client.capabilities.display_name} speaks ACP v{spoken}, not v{offered}")
-        return await actions[job.action](client, job)
+    with anyio.CancelScope() as scope:
+        signals.request_exit = lambda _status: scope.cancel()
+        async with connect(job.launch) as client:
+            spoken, offered = client.capabilities.protocol_version, job.launch.protocol_version
+            if spoken != offered:
+                warn(f"{client.capabilities.display_name} speaks ACP v{spoken}, not v{offered}")
+            return await actions[job.action](client, job)
+    return 1  # cancelled by a signal: the caller returns 128 + its number
 
 
 async def _list(client: AgentClient, job: _Job) -> int:

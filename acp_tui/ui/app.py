@@ -252,7 +252,15 @@ class AcpApp(App[int]):
 
 
 def run_app(launch: LaunchSpec) -> int:
-    """Run the app until the user quits; the return value is the process exit status."""
+    """Run the app until the user quits; the return value is the process exit status.
+
+    SIGTERM, SIGHUP and SIGINT quit it as Ctrl+Q does, with status 128 + the signal's number.
+    """
+    from acp_tui.client.exit_signals import exit_signals  # stdlib only, small
+
     app = AcpApp(launch)
-    result = app.run()
+    with exit_signals(lambda status: app.exit(status)) as signals:
+        result = app.run()
+    if signals.status is not None:
+        return signals.status
     return result if isinstance(result, int) else 0

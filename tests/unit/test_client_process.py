@@ -16,6 +16,7 @@ import pytest
 from anyio.abc import ByteReceiveStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from acp_tui.client import reaper
 from acp_tui.client.command import AgentCommand
 from acp_tui.client.errors import AgentExited, AgentNotFound, AgentStartFailed
 from acp_tui.client.process import (
@@ -313,20 +314,26 @@ async def test_body_error_propagates_unwrapped_and_the_agent_is_stopped(tmp_path
     assert agent.pgid not in live_process_groups()
 
 
-def test_atexit_hook_kills_registered_groups() -> None:
-    from acp_tui.client import process as process_module
-
+def test_atexit_hook_kills_guarded_trees() -> None:
+    token = reaper.new_token()
+    since = reaper.spawn_time()
     child = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+        [sys.executable, "-c", "import time; time.sleep(60)"],
+        start_new_session=True,
+        env=reaper.marked_env(os.environ, token),
     )
+    foreign = reaper.Root(999_999_999, None, 0, "a-forked-parents")
     try:
-        process_module._live_groups[child.pid] = os.getpid()
-        process_module._live_groups[999_999_999] = os.getpid() + 1  # a forked parent's: kept
+        root = reaper.guard(child.pid, token, since, "agent")
+        reaper._guarded[foreign.pid] = reaper._Guarded(foreign, "agent", os.getpid() + 1)
+        assert child.pid in live_process_groups()
+        assert foreign.pid not in live_process_groups()
         kill_live_process_groups()
         assert child.wait(timeout=10) == -signal.SIGKILL
         assert child.pid not in live_process_groups()
-        assert 999_999_999 in process_module._live_groups
+        assert root not in reaper.guarded()
+        assert foreign.pid in reaper._guarded  # a forked parent's: kept
     finally:
-        process_module._live_groups.pop(999_999_999, None)
+        reaper._guarded.pop(foreign.pid, None)
         child.kill()
         child.wait()
