@@ -13,7 +13,6 @@ import re
 import shlex
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 from acp_tui.client.launch import DEMO_AGENT_NAME
 from acp_tui.commands.usage import (
@@ -22,8 +21,9 @@ from acp_tui.commands.usage import (
     exit_status,
     split_agent_command,
 )
+from acp_tui.config.edit import ConfigEditError, edit_settings
 from acp_tui.config.paths import get_paths
-from acp_tui.config.settings import AgentConfig, Settings, load_settings, save_settings
+from acp_tui.config.settings import AgentConfig, Settings, load_settings
 
 __all__ = ["agents_command"]
 
@@ -46,14 +46,6 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class ConfigError(Exception):
-    """The config file cannot be changed; one line per problem on stderr and exit status 1."""
-
-    def __init__(self, *lines: str) -> None:
-        super().__init__(lines[0] if lines else "")
-        self.lines = lines
-
-
 def agents_command(args: list[str]) -> int:
     """Run ``acp-tui agents ARGS`` and return the exit status."""
     args, command = split_agent_command(args)
@@ -69,7 +61,7 @@ def agents_command(args: list[str]) -> int:
     except UsageError as exc:
         print(f"{PROG}: error: {exc} (see '{PROG} --help')", file=sys.stderr)
         return 2
-    except ConfigError as exc:
+    except ConfigEditError as exc:
         for line in exc.lines:
             print(f"{PROG}: error: {line}", file=sys.stderr)
         return 1
@@ -166,12 +158,16 @@ def _add(options: argparse.Namespace, command: list[str] | None) -> int:
         additional_directories=options.add_dirs,
         title=options.title,
     )
-    config_file, settings = _editable_settings()
-    if name in settings.agents and not options.replace:
-        raise UsageError(f"an agent named {name!r} already exists; add --replace to replace it")
-    agents = {**settings.agents, name: agent}
-    default_agent = name if options.default else settings.default_agent
-    _save(replace(settings, agents=agents, default_agent=default_agent), config_file)
+    config_file = get_paths().config_file
+
+    def add(settings: Settings) -> Settings:
+        if name in settings.agents and not options.replace:
+            raise UsageError(f"an agent named {name!r} already exists; add --replace to replace it")
+        agents = {**settings.agents, name: agent}
+        default_agent = name if options.default else settings.default_agent
+        return replace(settings, agents=agents, default_agent=default_agent)
+
+    edit_settings(config_file, add)
     print(f"added {name!r} to {config_file}")
     return 0
 
@@ -179,14 +175,20 @@ def _add(options: argparse.Namespace, command: list[str] | None) -> int:
 def _remove(name: str) -> int:
     if name == DEMO_AGENT_NAME:
         raise UsageError("the demo agent is built in and cannot be removed")
-    config_file, settings = _editable_settings()
-    if name not in settings.agents:
-        known = ", ".join(sorted(settings.agents)) or "none"
-        raise UsageError(f"no agent named {name!r} in {config_file} (configured: {known})")
-    agents = {key: value for key, value in settings.agents.items() if key != name}
-    was_default = settings.default_agent == name
-    default_agent = None if was_default else settings.default_agent
-    _save(replace(settings, agents=agents, default_agent=default_agent), config_file)
+    config_file = get_paths().config_file
+    was_default = False
+
+    def remove(settings: Settings) -> Settings:
+        nonlocal was_default
+        if name not in settings.agents:
+            known = ", ".join(sorted(settings.agents)) or "none"
+            raise UsageError(f"no agent named {name!r} in {config_file} (configured: {known})")
+        agents = {key: value for key, value in settings.agents.items() if key != name}
+        was_default = settings.default_agent == name
+        default_agent = None if was_default else settings.default_agent
+        return replace(settings, agents=agents, default_agent=default_agent)
+
+    edit_settings(config_file, remove)
     print(f"removed {name!r} from {config_file}")
     if was_default:
         print("it was the default_agent, which is now unset")
@@ -201,21 +203,3 @@ def _check_name(name: str) -> None:
             f"invalid agent name {name!r}: use letters, digits, '.', '_' or '-', "
             "starting with a letter or digit"
         )
-
-
-def _editable_settings() -> tuple[Path, Settings]:
-    """The config file and its settings, or ConfigError when it does not load cleanly."""
-    config_file = get_paths().config_file
-    loaded = load_settings(config_file)
-    if loaded.problems:
-        raise ConfigError(
-            *loaded.problems, f"not changing {config_file} until these problems are fixed"
-        )
-    return config_file, loaded.settings
-
-
-def _save(settings: Settings, config_file: Path) -> None:
-    try:
-        save_settings(settings, config_file)
-    except OSError as exc:
-        raise ConfigError(f"could not write {config_file}: {exc.strerror or exc}") from None

@@ -178,7 +178,8 @@ def test_a_broken_config_is_never_overwritten(
     assert str(acp_home.config_file) in result.stderr
     assert "not changing" in result.stderr
     assert acp_home.config_file.read_bytes() == before
-    assert [p.name for p in acp_home.config_dir.iterdir()] == ["config.toml"]
+    left = sorted(p.name for p in acp_home.config_dir.iterdir())
+    assert left == ["config.toml", "config.toml.lock"]  # no temp file
 
 
 def test_list_with_a_broken_config_warns_and_shows_the_demo(acp_home: Paths) -> None:
