@@ -124,7 +124,7 @@ def test_remove_deletes_the_agent_and_unsets_the_default(acp_home: Paths) -> Non
         (["remove", "nope"], "no agent named 'nope'"),
         (["remove", "demo"], "built in"),
         (["add", "demo", "--", "x"], "bundled demo agent's name"),
-        (["add", "-bad", "--", "x"], "required: NAME"),
+        (["add", "-bad", "--", "x"], "unrecognized arguments: -bad"),
         (["add", "bad name", "--", "x"], "invalid agent name"),
         (["add", "alpha"], "expected '-- COMMAND ARGS...'"),
         (["add", "alpha", "--"], "expected an agent command"),
