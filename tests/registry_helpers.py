@@ -8,6 +8,7 @@ them in.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import http.server
 import io
@@ -31,14 +32,16 @@ AGENT_SCRIPT = b"#!/bin/sh\necho gamma agent\n"
 
 
 def tar_gz(files: Mapping[str, bytes], *, mode: int = 0o755, fmt: str = "gz") -> bytes:
-    """A .tar.gz (or .tar.xz / .tar.bz2 with fmt) holding `files` as regular files."""
+    """A .tar.gz (or .tar.xz / .tar.bz2 with fmt) holding `files`; the same bytes every time."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode=f"w:{fmt}") as tar:  # type: ignore[call-overload]
+    with tarfile.open(fileobj=buffer, mode="w" if fmt == "gz" else f"w:{fmt}") as tar:  # type: ignore[call-overload]
         for name, data in files.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
             info.mode = mode
             tar.addfile(info, io.BytesIO(data))
+    if fmt == "gz":  # gzip's header holds a time: fix it, so the checksum is fixed too
+        return gzip.compress(buffer.getvalue(), mtime=0)
     return buffer.getvalue()
 
 

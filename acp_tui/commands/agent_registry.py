@@ -29,10 +29,9 @@ from acp_tui.registry.install import (
     InstallError,
     Which,
     agent_table_toml,
+    describe_kinds,
     install_agent,
-    launcher_on_path,
     plan_agent,
-    runnable_kinds,
 )
 from acp_tui.registry.upgrade import check_upgrades
 
@@ -74,17 +73,9 @@ _HEADER = ("ID", "VERSION", "RUNS WITH", "NAME: DESCRIPTION")
 
 
 def _row(entry: RegistryEntry, platform: str | None) -> tuple[str, str, str, str]:
-    runnable = runnable_kinds(entry, platform)
-    kinds = []
-    for kind in entry.kinds:
-        if kind not in runnable:
-            kinds.append(f"binary (none for {platform or 'this platform'})")
-        elif not launcher_on_path(kind, WHICH):
-            kinds.append(f"{kind} (not on PATH)")
-        else:
-            kinds.append(kind)
+    kinds = describe_kinds(entry, platform, WHICH)
     first = visible(entry.description.splitlines()[0] if entry.description else "")
-    return (entry.id, visible(entry.version), ", ".join(kinds), f"{visible(entry.name)}: {first}")
+    return (entry.id, visible(entry.version), kinds, f"{visible(entry.name)}: {first}")
 
 
 def add_from_registry(options: argparse.Namespace, user_env: dict[str, str]) -> int:

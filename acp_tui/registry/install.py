@@ -38,6 +38,7 @@ __all__ = [
     "NameTaken",
     "Which",
     "agent_table_toml",
+    "describe_kinds",
     "install_agent",
     "installed_dir",
     "launcher_on_path",
@@ -96,6 +97,20 @@ class AgentPlan:
 def runnable_kinds(entry: RegistryEntry, platform: str | None) -> list[Kind]:
     """The entry's kinds that can run on `platform` (a binary needs a build for it)."""
     return [k for k in entry.kinds if k != "binary" or (platform and platform in entry.binary)]
+
+
+def describe_kinds(entry: RegistryEntry, platform: str | None, which: Which) -> str:
+    """How the entry runs here: `npx`, `uvx (not on PATH)`, `binary (none for linux-x86_64)`."""
+    can_run = runnable_kinds(entry, platform)
+    parts = []
+    for kind in entry.kinds:
+        if kind not in can_run:
+            parts.append(f"binary (none for {platform or 'this platform'})")
+        elif not launcher_on_path(kind, which):
+            parts.append(f"{kind} (not on PATH)")
+        else:
+            parts.append(kind)
+    return ", ".join(parts)
 
 
 def launcher_on_path(kind: Kind, which: Which = shutil.which) -> bool:
@@ -179,7 +194,7 @@ def plan_agent(
 
 def agent_table_toml(name: str, config: AgentConfig) -> str:
     """The `[agents.NAME]` table as TOML, without the keys left at their defaults."""
-    import tomli_w
+    import tomlkit  # its arrays stay on one line, which reads better than tomli_w's
 
     defaults = AgentConfig(command="")
     table = {
@@ -187,7 +202,7 @@ def agent_table_toml(name: str, config: AgentConfig) -> str:
         for key, value in vars(config).items()
         if value is not None and (key == "command" or value != getattr(defaults, key))
     }
-    return tomli_w.dumps({"agents": {name: table}})
+    return tomlkit.dumps({"agents": {name: table}})
 
 
 def install_agent(

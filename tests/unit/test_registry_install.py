@@ -75,7 +75,7 @@ def test_an_npx_plan_is_npx_dash_y_the_package_and_its_args(
     assert agent_table_toml("alpha", plan.config) == (
         "[agents.alpha]\n"
         'command = "npx"\n'
-        'args = [\n    "-y",\n    "@example/alpha-acp@1.2.3",\n    "--acp",\n]\n'
+        'args = ["-y", "@example/alpha-acp@1.2.3", "--acp"]\n'
         'title = "Alpha Agent"\n'
         'registry_id = "alpha"\n'
         'registry_version = "1.2.3"\n'
