@@ -51,6 +51,7 @@ class AcpApp(SessionActions, AgentHost):
     def __init__(self, launch: LaunchSpec, *, paths: Paths | None = None) -> None:
         super().__init__(launch, paths=paths)
         self.pending_prompts: list[str] = []
+        self.registry_offered = False
         # The theme files are read before the first frame only when it needs one of them: a
         # theme of Textual's own (the default) that no user theme file could replace can go
         # first, and the files follow one frame later, for the command palette.
@@ -118,6 +119,11 @@ class AcpApp(SessionActions, AgentHost):
             "Show the session browser beside the chat, widen it, hide it (Ctrl+B)",
             self.action_toggle_browser,
         )
+        yield SystemCommand(
+            "Add an agent",
+            "Pick an agent from the ACP agent registry and add it to the config file",
+            self.action_add_agent,
+        )
         if self.check_action("restart_agent", ()):
             yield SystemCommand(
                 "Restart agent",
@@ -128,6 +134,15 @@ class AcpApp(SessionActions, AgentHost):
     def session_opened(self, session: LiveSession) -> None:
         super().session_opened(session)
         self.send_pending_prompts()
+        if self.launch.offer_registry and not self.registry_offered:
+            self.registry_offered = True  # once, after the demo agent is up: it never waits
+            self.action_add_agent(first_run=True)
+
+    def action_add_agent(self, first_run: bool = False) -> None:
+        """The "Add an agent" dialog over the ACP agent registry."""
+        from acp_tui.ui.registry_offer import open_add_agent
+
+        open_add_agent(self, self.paths, first_run=first_run)
 
     # -- prompts -----------------------------------------------------------------------------
 
