@@ -54,7 +54,10 @@ def visible(text: str) -> str:
 
 def search(text: str | None) -> int:
     """`acp-tui agents search [TEXT]`: the registry's agents as a table."""
-    view = _registry_view(_settings())
+    loaded = load_settings(get_paths().config_file)
+    for problem in loaded.problems:  # searching changes nothing: warn, and go on
+        print(f"acp-tui: warning: {problem}", file=sys.stderr)
+    view = _registry_view(loaded.settings)
     platform = current_platform()
     entries = view.registry.search(text or "")
     rows = [_row(entry, platform) for entry in entries]

@@ -16,7 +16,8 @@ import pytest
 import acp_tui.commands.agent_registry as agent_registry
 from acp_tui.commands.agents import agents_command
 from acp_tui.config.paths import Paths
-from acp_tui.config.settings import load_settings
+from acp_tui.config.settings import DEFAULT_REGISTRY_URL, load_settings
+from acp_tui.registry.fetch import RegistryView, load_registry
 from tests.registry_helpers import PLATFORM, RegistryServer, serve_fixture, with_version
 
 
@@ -339,3 +340,25 @@ def test_download_progress_on_a_terminal_redraws_one_line() -> None:
         "\rdownloading: 50% of 1.0 MB   \rdownloading: 100% of 1.0 MB   \n"
         "downloaded 1.0 MB\n"
     )
+
+
+def test_search_with_a_broken_config_warns_and_uses_the_default_url(
+    acp_home: Paths,
+    server: RegistryServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str] = []
+
+    def load(url: str, cache_dir: Path) -> RegistryView:
+        asked.append(url)  # the default URL is never fetched in a test: serve the fixture
+        return load_registry(server.url, cache_dir)
+
+    monkeypatch.setattr(agent_registry, "load_registry", load)
+    acp_home.config_file.write_text(f'registry_url = "{server.url}"\ntheme = 5\n')
+    code, out, err = run(capsys, "search", "gamma")
+    assert code == 0
+    assert "gamma" in out
+    assert "acp-tui: warning: " in err
+    assert "theme: expected a valid string" in err
+    assert asked == [DEFAULT_REGISTRY_URL]

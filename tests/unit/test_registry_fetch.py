@@ -176,3 +176,12 @@ def test_a_missing_archive_is_named(tmp_path: Path) -> None:
 )
 def test_format_age(seconds: float, text: str) -> None:
     assert format_age(seconds) == text
+
+
+def test_the_default_registry_is_https_and_out_of_the_tests_reach(acp_home: Paths) -> None:
+    from acp_tui.config.settings import DEFAULT_REGISTRY_URL, Settings
+
+    assert Settings().registry_url == DEFAULT_REGISTRY_URL
+    assert DEFAULT_REGISTRY_URL.startswith("https://cdn.agentclientprotocol.com/")
+    with pytest.raises(RegistryUnavailable, match="tests may not look up"):
+        load_registry(DEFAULT_REGISTRY_URL, acp_home.cache_dir)
