@@ -26,6 +26,7 @@ from acp_tui.commands.usage import (
 )
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
+from acp_tui.registry.first_run import should_offer_registry
 
 PROG = "acp-tui"
 USAGE = (
@@ -130,6 +131,10 @@ def _chat(args: list[str]) -> int:
         settings=loaded.settings,
         warnings=tuple(loaded.problems),
         additional_directories=roots,
+        offer_registry=agent_name is None
+        and command is None
+        and not loaded.problems
+        and should_offer_registry(loaded.settings, paths),
     )
     check_supported(launch)
 

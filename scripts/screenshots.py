@@ -6,7 +6,9 @@ Each screenshot runs `AcpApp` (built the way the snapshot tests build it) with t
 a real subprocess, in a throwaway ACP_TUI_HOME and a project at a fixed path, so the paths on
 screen are the same on every run. Pilot steps wait on predicates (never on sleeps), then the
 screen is saved as SVG. Output: chat-streaming, chat-diff, chat-permission, browser,
-roots-dialog, and theme-<name> for each packaged theme.
+roots-dialog, add-agent-dialog, and theme-<name> for each packaged theme. The add-agent dialog
+reads `registry-sample.json` beside this script (a few entries in the registry's format, written
+by hand; nothing is fetched).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from acp_tui.protocol.content import TextContent  # noqa: E402
 from acp_tui.store.recent_roots import recent_roots_for_project  # noqa: E402
 from acp_tui.ui.app import AcpApp  # noqa: E402
 from acp_tui.ui.browser.panel import SessionBrowser  # noqa: E402
+from acp_tui.ui.dialogs.add_agent import AddAgentDialog  # noqa: E402
 from acp_tui.ui.dialogs.permission import PermissionDialog  # noqa: E402
 from acp_tui.ui.dialogs.roots import RootsDialog  # noqa: E402
 from acp_tui.ui.themes import load_themes, packaged_themes_dir  # noqa: E402
@@ -204,6 +207,27 @@ async def roots_dialog(pilot: Pilot[int]) -> None:
     await settle(pilot)
 
 
+async def add_agent_dialog(pilot: Pilot[int]) -> None:
+    """The "Add an agent" dialog over the chat, a binary agent highlighted."""
+    from textual.widgets import Input, OptionList
+
+    app = app_of(pilot)
+    await ready(pilot)
+    sample = PLACE / "registry.json"  # a fixed place, so the URL shown never changes
+    shutil.copyfile(REPO / "scripts" / "registry-sample.json", sample)
+
+    def with_npx(name: str) -> str | None:
+        return "/usr/bin/npx" if name == "npx" else None
+
+    paths = Paths.under(PLACE / "acp-home")  # the same paths in the table on every run
+    dialog = AddAgentDialog(sample.as_uri(), paths, platform="linux-x86_64", which=with_npx)
+    app.push_screen(dialog)
+    await until(pilot, lambda: dialog.is_mounted and dialog.entries != [])
+    dialog.query_one(Input).cursor_blink = False
+    dialog.query_one(OptionList).highlighted = 1  # Codex CLI, a binary
+    await settle(pilot)
+
+
 async def themed(pilot: Pilot[int]) -> None:
     await turn(pilot, "markdown diff")
 
@@ -224,7 +248,13 @@ async def seed_sessions(home: Path) -> None:
 
 
 async def shoot(
-    name: str, out: Path, step: Step, *, theme: str | None = None, roots: tuple[Path, ...] = ()
+    name: str,
+    out: Path,
+    step: Step,
+    *,
+    theme: str | None = None,
+    roots: tuple[Path, ...] = (),
+    size: tuple[int, int] = SIZE,
 ) -> Path:
     home = Path(tempfile.mkdtemp(prefix="acp-tui-home-"))
     os.environ[HOME_ENV] = str(home)
@@ -235,7 +265,7 @@ async def shoot(
         if name == "roots-dialog":  # a root used by an earlier session of the project
             recent_roots_for_project(PROJECT, Paths.under(home)).record([PLACE / "vendored-sdk"])
         app = make_app(home, theme=theme, roots=roots)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await step(pilot)
             path = Path(app.save_screenshot(filename=f"{name}.svg", path=str(out)))
         return path
@@ -251,6 +281,9 @@ def shots() -> dict[str, Callable[[Path], Awaitable[Path]]]:
         "browser": lambda out: shoot("browser", out, browser),
         "roots-dialog": lambda out: shoot(
             "roots-dialog", out, roots_dialog, roots=(PLACE / "shared-lib",)
+        ),
+        "add-agent-dialog": lambda out: shoot(
+            "add-agent-dialog", out, add_agent_dialog, size=(120, 44)
         ),
     }
     for theme in packaged_theme_names():

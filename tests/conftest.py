@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,3 +50,24 @@ def local_zone(request: pytest.FixtureRequest) -> Iterator[str]:
         else:
             os.environ["TZ"] = before
         time.tzset()
+
+
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refuse, in this process, any name lookup but loopback: tests never touch the network.
+
+    The registry's default URL is the real one; a test that reached for it would otherwise try
+    the network and pass or fail depending on the machine.
+    """
+    real = socket.getaddrinfo
+
+    def loopback_only(host: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else host
+        if name is not None and name not in _LOOPBACK:
+            raise socket.gaierror(socket.EAI_NONAME, f"tests may not look up {name!r}")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", loopback_only)

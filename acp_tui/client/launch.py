@@ -50,6 +50,8 @@ class LaunchSpec:
     """The settings in effect (theme, show_thoughts...), for the UI."""
     warnings: tuple[str, ...] = ()
     """Problems found while loading the settings, for the UI to show once it is up."""
+    offer_registry: bool = False
+    """Offer the "Add an agent" dialog once the session is open (a first run, nothing set up)."""
 
 
 def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:

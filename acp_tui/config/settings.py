@@ -12,7 +12,40 @@ from typing import Any, Literal
 from acp_tui.config.atomic import write_atomic
 from acp_tui.config.strict import Invalid, validate
 
+DEFAULT_REGISTRY_URL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
+"""The official ACP agent registry (github.com/agentclientprotocol/registry, its README)."""
+
+_LOOPBACK_HOSTS = ("localhost", "::1")
+
+
+def is_loopback_host(host: str | None) -> bool:
+    """Whether `host` names this machine: localhost, 127.0.0.0/8 or ::1."""
+    if not host:
+        return False
+    host = host.lower()
+    return host in _LOOPBACK_HOSTS or re.fullmatch(r"127(\.\d{1,3}){3}", host) is not None
+
+
+def check_registry_url(url: str) -> None:
+    """Accept https://, file:// and http:// to this machine only; raise ValueError otherwise.
+
+    The registry says which programs acp-tui will offer to run, so it must not come over plain
+    HTTP from elsewhere, where anyone on the way could change it.
+    """
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return
+    if parts.scheme == "file" and parts.path:
+        return
+    if parts.scheme == "http" and is_loopback_host(parts.hostname):
+        return
+    raise ValueError(f"expected an https:// or file:// URL, or http:// to localhost (got {url!r})")
+
+
 __all__ = [
+    "DEFAULT_REGISTRY_URL",
     "AgentConfig",
     "LoadedSettings",
     "Settings",
@@ -51,6 +84,15 @@ class AgentConfig:
     title: str | None = None
     """The name shown in the UI; defaults to the table's NAME."""
 
+    registry_id: str | None = None
+    """The id of the ACP registry entry the agent was added from."""
+
+    registry_version: str | None = None
+    """The version of that registry entry; upgrading the agent moves it forward."""
+
+    registry_distribution: Literal["npx", "uvx", "binary"] | None = None
+    """How that registry entry is run: through `npx`, `uvx` or a downloaded binary."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class Settings:
@@ -64,6 +106,9 @@ class Settings:
 
     show_thoughts: bool = True
     """Whether the agent's thinking is shown in the transcript."""
+
+    registry_url: str = field(default=DEFAULT_REGISTRY_URL, metadata={"check": check_registry_url})
+    """Where acp-tui reads the ACP agent registry, the list of agents it can add for you."""
 
     agents: dict[str, AgentConfig] = field(default_factory=dict)
     """The configured agents, keyed by the name used with `acp-tui -a NAME`."""

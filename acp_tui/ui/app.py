@@ -226,7 +226,18 @@ class AcpApp(App[int]):
             "Start the current session's agent again and reopen its sessions (Ctrl+R)",
             self.action_restart_agent,
         )
+        yield SystemCommand(
+            "Add an agent",
+            "Pick an agent from the ACP agent registry and add it to the config file",
+            self.action_add_agent,
+        )
         yield from tab_commands(self, self.workspace, self.slot)
+
+    def action_add_agent(self, first_run: bool = False) -> None:
+        """The "Add an agent" dialog over the ACP agent registry."""
+        from acp_tui.ui.registry_offer import open_add_agent
+
+        open_add_agent(self, self.paths, first_run=first_run)
 
     def action_restart_agent(self) -> None:
         """Restart the current tab's agent; its sessions are reopened where it can."""

@@ -60,6 +60,8 @@ class ChatScreen(Screen[None]):
         self.workspace: Workspace | None = None
         self.panes: dict[int, ChatPane] = {}
         self.history = history_for_project(launch.cwd, paths)
+        self.registry_offered = not launch.offer_registry
+        """Whether the first-run offer of the agent registry was made (or is not wanted)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -141,6 +143,9 @@ class ChatScreen(Screen[None]):
             if self.browser is not None:
                 self.browser.agent_ready()
             settle_memory()  # startup and any replayed history are long-lived from here on
+            if not self.registry_offered:  # once, after the demo agent is up: it never waits
+                self.registry_offered = True
+                await self.app.run_action("add_agent(True)")
         elif isinstance(event, ev.AgentChanged):
             for slot in ws.slots_of(event.agent):
                 self.slot_changed(slot, "status")

@@ -20,8 +20,8 @@ from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
 from textual.theme import Theme
 
+from acp_tui.config.edit import ConfigEditError, edit_settings
 from acp_tui.config.paths import Paths
-from acp_tui.config.settings import load_settings, save_settings
 from acp_tui.config.strict import Invalid, Location, validate
 
 __all__ = [
@@ -293,15 +293,12 @@ def save_theme_choice(name: str, config_file: Path) -> str | None:
     The file is read again first, so changes made since the app started are kept, and a file
     with problems is never rewritten: the user's text would be replaced by defaults.
     """
-    loaded = load_settings(config_file)
-    if loaded.problems:
-        return f"the config file has problems, so it was left as it is: {loaded.problems[0]}"
-    if loaded.settings.theme == name:
-        return None
     try:
-        save_settings(replace(loaded.settings, theme=name), config_file)
-    except OSError as exc:
-        return f"could not write {config_file}: {exc.strerror or exc}"
+        edit_settings(config_file, lambda settings: replace(settings, theme=name))
+    except ConfigEditError as exc:
+        if len(exc.lines) > 1:  # the file's problems, then "not changing ..."
+            return f"the config file has problems, so it was left as it is: {exc.lines[0]}"
+        return exc.lines[0]
     return None
 
 

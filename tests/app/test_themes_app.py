@@ -130,7 +130,8 @@ async def test_a_broken_config_is_not_overwritten_by_a_switch(
         app.theme = "acp-dusk"
         await wait_for(pilot, lambda: any("Theme not saved" in n for n in notices(app)))
     assert acp_home.config_file.read_bytes() == before
-    assert [p.name for p in acp_home.config_dir.iterdir()] == ["config.toml"]
+    left = sorted(p.name for p in acp_home.config_dir.iterdir())
+    assert left == ["config.toml", "config.toml.lock"]  # no temp file
 
 
 async def test_config_warnings_are_shown_on_start(tmp_path: Path) -> None:

@@ -345,3 +345,48 @@ def test_the_settings_modules_do_not_import_pydantic() -> None:
         check=True,
     )
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://registry.example/registry.json",
+        "file:///srv/registry.json",
+        "http://127.0.0.1:8123/registry.json",
+        "http://localhost/registry.json",
+        "http://[::1]:9/registry.json",
+    ],
+)
+def test_registry_url_accepts_https_file_and_loopback_http(config_file: Path, url: str) -> None:
+    config_file.write_text(f'registry_url = "{url}"\n')
+    loaded = load_settings(config_file)
+    assert loaded.problems == []
+    assert loaded.settings.registry_url == url
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://registry.example/r.json", "http://127.0.0.1.evil.example/r", "ftp://x/r", "r.json"],
+)
+def test_registry_url_refuses_plain_http_elsewhere_and_other_schemes(
+    config_file: Path, url: str
+) -> None:
+    config_file.write_text(f'registry_url = "{url}"\n')
+    [problem] = load_settings(config_file).problems
+    assert "registry_url" in problem
+    assert "https://" in problem
+
+
+def test_the_registry_fields_of_an_agent_round_trip(config_file: Path) -> None:
+    agent = AgentConfig(
+        command="npx",
+        args=["-y", "@x/agent@1.2.3"],
+        registry_id="x-agent",
+        registry_version="1.2.3",
+        registry_distribution="npx",
+    )
+    save_settings(Settings(agents={"x-agent": agent}), config_file)
+    assert load_settings(config_file).settings.agents["x-agent"] == agent
+    config_file.write_text('[agents.x]\ncommand = "x"\nregistry_distribution = "docker"\n')
+    [problem] = load_settings(config_file).problems
+    assert "agents.x.registry_distribution" in problem

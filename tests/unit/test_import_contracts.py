@@ -17,6 +17,7 @@ CORE_PACKAGES = (
     "acp_tui.protocol",
     "acp_tui.client",
     "acp_tui.store",
+    "acp_tui.registry",
     "acp_tui.config",
     "acp_tui.demo_agent",
 )

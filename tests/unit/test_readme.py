@@ -114,7 +114,14 @@ def test_the_readme_shows_the_chat_the_dialogs_the_browser_and_every_packaged_th
     referenced = set(SCREENSHOT.findall(TEXT))
     expected = {
         f"screenshots/{name}.svg"
-        for name in ["chat-streaming", "chat-diff", "chat-permission", "browser", "roots-dialog"]
+        for name in [
+            "chat-streaming",
+            "chat-diff",
+            "chat-permission",
+            "browser",
+            "roots-dialog",
+            "add-agent-dialog",
+        ]
     } | {f"screenshots/theme-{theme.name}.svg" for theme in themes}
     assert expected <= referenced
 
@@ -191,6 +198,7 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.browser.panel import SessionBrowser
     from acp_tui.ui.browser.rows import SessionRows
     from acp_tui.ui.chat import ChatScreen
+    from acp_tui.ui.dialogs.add_agent import AddAgentDialog
     from acp_tui.ui.dialogs.confirm import ConfirmDialog
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
@@ -209,6 +217,7 @@ def binding_owners() -> dict[str, list[type]]:
         "Roots dialog, tree": [RootTree],
         "Roots dialog, list": [RootList],
         "Roots dialog, unsupported": [RootsDialog],
+        "Add-agent dialog": [AddAgentDialog],
         "Confirmation": [ConfirmDialog],
         "Agent picker": [AgentPicker],
     }
