@@ -62,8 +62,7 @@ async def test_the_palette_has_add_an_agent(
 async def test_a_first_run_offers_the_registry_once_the_demo_session_is_open(
     make_app: Callable[..., AcpApp], server: RegistryServer, acp_home: Paths
 ) -> None:
-    app = make_app()
-    app.launch = replace(app.launch, offer_registry=True)
+    app = AcpApp(replace(make_app().launch, offer_registry=True))
     async with app.run_test(size=(110, 44)) as pilot:
         dialog = await wait_for_screen(pilot, AddAgentDialog)
         assert app.session is not None  # the demo agent started first, without waiting
@@ -86,8 +85,7 @@ async def test_keeping_the_demo_agent_is_remembered(
     make_app: Callable[..., AcpApp], registry_url: str, acp_home: Paths
 ) -> None:
     assert should_offer_registry(Settings(), acp_home)
-    app = make_app()
-    app.launch = replace(app.launch, offer_registry=True)
+    app = AcpApp(replace(make_app().launch, offer_registry=True))
     async with app.run_test(size=(110, 44)) as pilot:
         await wait_for_screen(pilot, AddAgentDialog)
         await pilot.press("escape")
