@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from textual import work
-from textual.app import App, SuspendNotSupported
+from textual.app import SuspendNotSupported
 from textual.screen import ModalScreen
 from textual.worker import Worker, WorkerState
 
@@ -31,6 +31,7 @@ from acp_tui.protocol.errors import RpcError
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.memory import settle_memory
+from acp_tui.ui.toasts import PlainToasts
 
 if TYPE_CHECKING:
     # The client and the protocol models are imported where used: this module is loaded
@@ -57,7 +58,7 @@ class NeedsTerminalLogin(Exception):
         self.method = method
 
 
-class AgentHost(App[int]):
+class AgentHost(PlainToasts):
     """Owns the agent connection and the live session; subclasses add the user's actions."""
 
     def __init__(self, launch: LaunchSpec, *, paths: Paths | None = None) -> None:

@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -22,7 +23,7 @@ from acp_tui.client.errors import AgentError
 from acp_tui.protocol.errors import RpcError
 from acp_tui.store.history import history_for_project
 from acp_tui.ui.memory import resume_collection
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import NAME_LIMIT, sanitize
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class ChatScreen(Screen[None]):
         # The session browser (Ctrl+B, hidden at first) arrives with the views, left of #chat;
         # until then stand-ins look like the empty transcript and options bar.
         with Horizontal(id="main"), Vertical(id="chat"):
-            yield Static(self.status_text(), id="status")
+            yield Static(Content(self.status_text()), id="status")
             yield Static(id="transcript-stand-in", classes="stand-in")
             yield Static(id="session-options-stand-in", classes="stand-in")
             yield PromptInput(id="prompt")
@@ -117,27 +118,32 @@ class ChatScreen(Screen[None]):
     # -- status ------------------------------------------------------------------------------
 
     def status_text(self) -> str:
-        """Agent, protocol, cwd, extra roots, then the turn state (or the agent's state)."""
+        """Agent, protocol, cwd, extra roots, then the turn state (or the agent's state).
+
+        Sanitised plain text (agent and session titles come from the agent): shown as
+        ``Content``, never parsed as markup.
+        """
         app = self.acp
         launch = app.launch
-        parts = [app.agent_display_name, f"ACP v{app.protocol_version}", str(launch.cwd)]
+        name = sanitize(app.agent_display_name, NAME_LIMIT)
+        parts = [name, f"ACP v{app.protocol_version}", sanitize(str(launch.cwd))]
         roots = (
             self.session.additional_directories if self.session else launch.additional_directories
         )
         if roots:
-            parts.append("+ " + ", ".join(p.name or str(p) for p in roots))
+            parts.append("+ " + ", ".join(sanitize(p.name or str(p), NAME_LIMIT) for p in roots))
         if self.session is not None and app.agent_alive:
             transcript = self.session.transcript
-            parts.append(STATE_LABELS.get(transcript.state, transcript.state))
+            parts.append(sanitize(STATE_LABELS.get(transcript.state, transcript.state)))
         else:
-            parts.append(self.agent_status)
+            parts.append(sanitize(self.agent_status, NAME_LIMIT))
         if self.session is not None and self.session.title:
-            parts.append(self.session.title)
-        return sanitize("  ·  ".join(parts))
+            parts.append(sanitize(self.session.title, NAME_LIMIT))
+        return "  ·  ".join(parts)
 
     def refresh_status(self) -> None:
         for status in self.query("#status").results(Static):
-            status.update(self.status_text())
+            status.update(Content(self.status_text()))
 
     def set_agent_status(self, text: str) -> None:
         self.agent_status = text

@@ -1,4 +1,8 @@
-"""Provides PermissionDialog: the agent asks to run a tool; the user picks one of its options."""
+"""Provides PermissionDialog: the agent asks to run a tool; the user picks one of its options.
+
+Everything the agent sent (the question, the tool call, the options' names) is shown as
+literal text, never markup: a label's ``[@click=...]`` must not answer for the user.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -17,7 +22,7 @@ from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionR
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
 from acp_tui.ui.render import Styles, render_diff
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, sanitize
 from acp_tui.ui.transcript_view import TranscriptView
 
 # Single-key answers by option kind (Toad's convention): a/A allow, r/R reject.
@@ -62,7 +67,9 @@ class PermissionDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         request, tool = self.request, self.request.tool_call
         question = request.title if isinstance(request, PermissionRequestView) else None
-        title = sanitize(question or f"Allow? {tool.title or 'The agent wants to use a tool'}")
+        title = sanitize(
+            question or f"Allow? {tool.title or 'The agent wants to use a tool'}", TEXT_LIMIT
+        )
         with Vertical():
             yield Static(Text(title), id="permission-title")
             with VerticalScroll(id="permission-preview"):
@@ -71,9 +78,11 @@ class PermissionDialog(ModalScreen[str | None]):
                 for option in self.request.options:
                     yield Button(self._label(option), id=None, name=option.option_id)
 
-    def _label(self, option: PermissionOption) -> str:
+    def _label(self, option: PermissionOption) -> Content:
+        """The option's name as literal text (never markup), after its answer keys."""
         keys = [k for k, v in self.keys.items() if v == option.option_id]
-        return f"[{'/'.join(keys)}] {sanitize(option.name)}" if keys else sanitize(option.name)
+        name = sanitize(option.name, LABEL_LIMIT)
+        return Content(f"[{'/'.join(keys)}] {name}" if keys else name)
 
     def _preview(self) -> RenderableType:
         request, tool = self.request, self.request.tool_call
