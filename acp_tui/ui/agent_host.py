@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from textual import work
 from textual.app import SuspendNotSupported
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from acp_tui.client.errors import AgentError, AgentExited
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     # before the first frame and they are not (the chat screen imports them in a thread).
     from acp_tui.client.agent import AgentClient
     from acp_tui.client.capabilities import AuthMethodInfo
+    from acp_tui.client.permissions import PermissionQueue
     from acp_tui.client.recorder import SessionRecorder
     from acp_tui.client.session import LiveSession
     from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
@@ -102,6 +103,13 @@ class AgentHost(PlainToasts):
         from acp_tui.client.recorder import SessionRecorder
 
         return SessionRecorder(self.transcripts, self.agent_key)
+
+    @cached_property
+    def permissions(self) -> PermissionQueue:
+        """The agents' permission requests, asked one at a time (by `ask_permission`)."""
+        from acp_tui.client.permissions import PermissionQueue
+
+        return PermissionQueue(self.ask_permission)
 
     @property
     def agent_display_name(self) -> str:
@@ -174,7 +182,7 @@ class AgentHost(PlainToasts):
         self.chat.set_agent_status("starting the agent…")
         self._restart = asyncio.Event()
         async with connect(
-            self.launch, permission_handler=self.ask_permission, paths=self.paths
+            self.launch, permission_handler=self.permissions.ask, paths=self.paths
         ) as client:
             self.client = client
             self.recorder.attach(client)
@@ -362,8 +370,24 @@ class AgentHost(PlainToasts):
             await answered.wait()
         finally:
             if not answered.is_set() and dialog.is_attached:
-                dialog.dismiss(None)
+                self.withdraw(dialog)
         return answers[0] if answers else None
+
+    def withdraw(self, dialog: ModalScreen[R]) -> None:
+        """Close a dialog nobody waits for any more: now if it is on top, else once it is.
+
+        (Dismissing a covered dialog would close the screen above it, e.g. the palette.)
+        """
+        if dialog is self.screen:
+            dialog.dismiss(None)
+            return
+
+        def uncovered(screen: Screen[object]) -> None:
+            if screen is dialog:
+                self.screen_change_signal.unsubscribe(dialog)
+                dialog.dismiss(None)
+
+        self.screen_change_signal.subscribe(dialog, uncovered)
 
     def report_failure(self, what: str, exc: BaseException) -> None:
         if isinstance(exc, AgentExited):

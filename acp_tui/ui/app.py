@@ -196,14 +196,22 @@ class AcpApp(SessionActions, AgentHost):
     async def ask_permission(
         self, session: LiveSession, request: RequestPermissionRequest
     ) -> RequestPermissionOutcome:
-        """Show the permission dialog; Esc there cancels the turn (and so answers `cancelled`)."""
+        """Show the permission dialog (the queue asks one at a time); Esc there cancels the turn
+        (and so answers `cancelled`)."""
         from acp_tui.protocol.client_methods import (
             CancelledPermissionOutcome,
             SelectedPermissionOutcome,
         )
         from acp_tui.ui.dialogs.permission import PermissionDialog
 
-        option_id = await self.ask(PermissionDialog(request))
+        dialog = PermissionDialog(request, waiting=self.permissions.waiting)
+        unsubscribe = self.permissions.subscribe(
+            lambda: dialog.set_waiting(self.permissions.waiting)
+        )
+        try:
+            option_id = await self.ask(dialog)
+        finally:
+            unsubscribe()
         if option_id is None:
             if session.prompt_pending and self.client is not None:
                 self.run_cancel(self.client, session)

@@ -107,10 +107,12 @@ async def test_hostile_agent_strings_are_shown_literally_on_every_surface(
     make_app: Callable[..., AcpApp],
     name: str,
     screenshots: list[tuple[Any, ...]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     text = HOSTILE_TEXTS[name]
     visible = sanitize(text)[:40]  # long names are clipped, never shorter than this
     app = make_app("--hostile", name, "--require-auth", "--capabilities", "list,load,resume")
+    monkeypatch.setattr(PermissionDialog, "GRACE", 0.0)
     async with app.run_test(size=(200, 60), tooltips=True, notifications=True) as pilot:
         # The auth dialog: the agent's name, its error message, the methods' names.
         auth = await wait_for_screen(pilot, AuthDialog)
@@ -141,6 +143,7 @@ async def test_hostile_agent_strings_are_shown_literally_on_every_surface(
         app.client.connection.tracer = lambda d, m: sent.append(m) if d == "send" else None
         await pilot.press(*"plan diff permission", "enter")
         dialog = await wait_for_screen(pilot, PermissionDialog)
+        await wait_for(pilot, lambda: dialog.accepting)
         assert_shown_safely(app, text)
         buttons = {b.name: b for b in dialog.query(Button)}
         assert all(visible in label for label in labels(buttons.values()))

@@ -780,9 +780,19 @@ def test_help_documents_the_keywords() -> None:
         check=True,
         timeout=30,
     ).stdout
-    words = ("think", "plan", "stream N", "permission", "crash", "hang")
+    words = ("think", "plan", "stream N", "permission", "permission-flood N", "crash", "hang")
     for word in (*words, "--page-size", "--hostile"):
         assert word in out
+
+
+def test_permission_flood_is_one_keyword() -> None:
+    from acp_tui.demo_agent.script import FLOOD, parse
+
+    flood = parse("please permission-flood 50 cancel 7 and plan")
+    assert flood.words == {FLOOD, "plan"}  # not "permission" on its own
+    assert (flood.flood_count, flood.flood_cancel) == (50, 7)
+    assert parse("permission-flood 3").flood_cancel is None
+    assert parse("permission").words == {"permission"}
 
 
 async def test_hostile_mode_replaces_every_display_string(data_dir: Path) -> None:
