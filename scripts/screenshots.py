@@ -170,6 +170,7 @@ async def permission(pilot: Pilot[int]) -> None:
     await ready(pilot)
     await send(pilot, "permission")
     await until(pilot, lambda: isinstance(pilot.app.screen, PermissionDialog))
+    await until(pilot, lambda: getattr(pilot.app.screen, "accepting", False))
     await settle(pilot)
 
 

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from acp_tui.client.diff import unified_diff
+from acp_tui.client.safe_text import sanitize
 from acp_tui.client.transcript import (
     MessageEntry,
     NoticeEntry,
@@ -33,22 +34,14 @@ from acp_tui.protocol.tools import (
 
 __all__ = ["default_export_path", "fence_for", "transcript_to_markdown", "write_export"]
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!])")
 _BACKTICKS = re.compile("`+")
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)
-    return "\u2421" if code == 0x7F else "\ufffd"
-
-
 def clean(text: str) -> str:
-    """Control characters (escape sequences included) made visible; CR LF becomes LF."""
-    return _CONTROL.sub(_visible, text.replace("\r\n", "\n"))
+    """Control and bidi characters made visible (see ``sanitize``); CR LF becomes LF."""
+    return sanitize(text)
 
 
 def inline(text: str) -> str:

@@ -99,7 +99,11 @@ def _refusal(entry: str, path: Path | None) -> str | None:
         return "contains a NUL byte"
     if path is None:
         return f"cannot expand {entry.split('/', 1)[0]!r}: no such user"
-    if len(os.fsencode(path)) >= _PATH_MAX:
+    try:
+        encoded = os.fsencode(path)
+    except UnicodeEncodeError:  # e.g. a lone surrogate, which JSON can carry
+        return "is not a valid file name on this system"
+    if len(encoded) >= _PATH_MAX:
         return f"path is too long (at least {_PATH_MAX} bytes)"
     try:
         st = os.stat(path)

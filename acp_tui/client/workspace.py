@@ -39,10 +39,11 @@ from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listed import ListedSessions
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.opening import Opening
+from acp_tui.client.permissions import PermissionQueue
 from acp_tui.client.prompting import Prompting
 from acp_tui.client.recorder import agent_key_for
 from acp_tui.client.runtime import AgentRuntime, Connect, login_command
-from acp_tui.client.session import LiveSession, PermissionHandler
+from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
 from acp_tui.client.slots import (
     AgentChanged,
     Attention,
@@ -104,6 +105,8 @@ class Workspace(Prompting, Opening, ListedSessions):
         self._closed = anyio.Event()
         self._next_id = 0
         self._unwatch: dict[int, Callable[[], None]] = {}
+        self.permissions = PermissionQueue(refuse_permission)
+        """Every agent's permission requests, asked one at a time, in order."""
 
     # -- life ------------------------------------------------------------------------------------
 
@@ -233,8 +236,14 @@ class Workspace(Prompting, Opening, ListedSessions):
             if slot is None:
                 return CancelledPermissionOutcome()
             self._want_attention(slot, "permission")
+
+            async def ask_user(
+                _live: LiveSession, question: RequestPermissionRequest
+            ) -> RequestPermissionOutcome:
+                return await self.interaction.ask_permission(slot, question)
+
             try:
-                return await self.interaction.ask_permission(slot, request)
+                return await self.permissions.ask(live, request, ask_user)
             finally:
                 if slot.attention == "permission":
                     self.clear_attention(slot)

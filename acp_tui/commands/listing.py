@@ -16,6 +16,7 @@ from pathlib import Path
 
 from acp_tui.client.agent import AgentClient
 from acp_tui.client.calls import session_matches
+from acp_tui.client.safe_text import sanitize
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
 
@@ -24,7 +25,6 @@ MAX_PAGES = 10_000
 
 _DURATION = re.compile(r"([1-9][0-9]{0,5})([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def parse_duration(text: str) -> timedelta:
@@ -86,8 +86,8 @@ async def list_all(client: AgentClient, scope: Scope) -> Listing:
 
 
 def printable(text: str) -> str:
-    """Agent text made safe for a terminal: control characters (escapes) shown, not sent."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Agent text made safe for a terminal, on one line: controls shown, not sent."""
+    return sanitize(text).replace("\t", "\u2409").replace("\n", "\u240a")
 
 
 def relative_time(value: str | None, now: datetime) -> str:
@@ -147,4 +147,5 @@ def plural(count: int, noun: str) -> str:
 
 
 def warn(message: str) -> None:
-    print(f"acp-tui: warning: {message}", file=sys.stderr)
+    """A warning on stderr; ``message`` may quote the agent, so it is sanitised."""
+    print(f"acp-tui: warning: {sanitize(message)}", file=sys.stderr)

@@ -33,7 +33,16 @@ from acp_tui.client.errors import AgentError, Unsupported
 from acp_tui.client.exit_signals import ExitSignals, exit_signals
 from acp_tui.client.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
 from acp_tui.client.recorder import agent_key_for
-from acp_tui.commands.listing import Scope, list_all, parse_duration, plural, table, warn
+from acp_tui.client.safe_text import sanitize
+from acp_tui.commands.listing import (
+    Scope,
+    list_all,
+    parse_duration,
+    plural,
+    printable,
+    table,
+    warn,
+)
 from acp_tui.commands.usage import (
     Parser,
     UsageError,
@@ -333,10 +342,10 @@ async def _delete_each(client: AgentClient, job: _Job, ids: tuple[str, ...]) -> 
             await client.delete_session(session_id)
         except RpcError as exc:
             failed += 1
-            print(f"acp-tui: could not delete {session_id}: {exc}", file=sys.stderr)
+            print(f"acp-tui: could not delete {printable(f'{session_id}: {exc}')}", file=sys.stderr)
             continue
         cache.forget(key, session_id)
-        print(f"deleted {session_id}")
+        print(f"deleted {printable(session_id)}")
     return 1 if failed else 0
 
 
@@ -348,7 +357,7 @@ async def confirm(question: str) -> bool:
 
     def ask() -> None:
         with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(f"{question} [y/N] ")
+            sys.stderr.write(f"{sanitize(question)} [y/N] ")
             sys.stderr.flush()
             answer.append(sys.stdin.readline())
         with contextlib.suppress(RuntimeError):  # the command is gone already (interrupted)
@@ -361,7 +370,7 @@ async def confirm(question: str) -> bool:
 
 
 def describe_error(exc: BaseException) -> str:
-    """One line naming the cause of a failed command."""
+    """One line naming the cause of a failed command (sanitised: it may quote the agent)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, RpcError):
@@ -371,4 +380,4 @@ def describe_error(exc: BaseException) -> str:
     else:
         text = f"unexpected error: {type(exc).__name__}: {exc}"
     lines = [line for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else type(exc).__name__
+    return sanitize(lines[0]) if lines else type(exc).__name__

@@ -11,6 +11,7 @@ import anyio
 
 from acp_tui.config.paths import get_paths
 from acp_tui.demo_agent.auth import store_credentials
+from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, HostileOutput
 from acp_tui.demo_agent.options import ALL_CAPABILITIES, FAULTS, AgentOptions
 from acp_tui.demo_agent.script import KEYWORDS_HELP
 from acp_tui.demo_agent.server import DemoAgent
@@ -91,6 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--fault", choices=FAULTS, help="misbehave on purpose")
     parser.add_argument(
+        "--hostile",
+        choices=sorted(HOSTILE_TEXTS),
+        help="replace every string a client shows (titles, names, descriptions, messages, "
+        "errors...) with a hostile one: markup with actions, terminal escapes, bidi controls... "
+        "(for testing that a client shows them literally)",
+    )
+    parser.add_argument(
         "--delay-ms", type=_non_negative, default=0, help="sleep this long between chunks"
     )
     parser.add_argument(
@@ -110,7 +118,7 @@ async def serve(options: AgentOptions) -> None:
     agent = DemoAgent(options, store, output, v2=V2Dialect)
     conn = Connection(
         StdinStream(on_eof=agent.drain),
-        output,
+        output if options.hostile is None else HostileOutput(output, options.hostile),
         on_request=agent.handle_request,
         on_notification=agent.handle_notification,
         name="client",
@@ -160,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         fault=args.fault,
         delay_ms=args.delay_ms,
         protocol=args.protocol,
+        hostile=HOSTILE_TEXTS[args.hostile] if args.hostile else None,
     )
     try:
         anyio.run(serve, options)

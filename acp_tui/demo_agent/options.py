@@ -35,6 +35,8 @@ class AgentOptions:
     delay_ms: int = 0
     protocol: int = PROTOCOL_VERSION
     """The highest protocol version served (2: the v2 draft dialect, when the client offers 2)."""
+    hostile: str | None = None
+    """When set, every display string the agent writes is replaced by this text (tests)."""
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities

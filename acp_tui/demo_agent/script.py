@@ -28,6 +28,10 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
   markdown, code    a markdown reply with a heading, a list and a python block
   diff, edit        an edit tool call: pending, in_progress, completed with diffs
   permission        session/request_permission with allow/reject once/always
+  permission-flood N [cancel K]
+                    N concurrent session/request_permission requests, then the answers
+                    in the order they came; with cancel K, request K is withdrawn
+                    ($/cancel_request) once request 1 is answered
   read [PATH]       fs/read_text_file of PATH or <cwd>/README.md
   write             fs/write_text_file of <cwd>/demo-output.txt
   terminal, run     terminal/create + wait_for_exit + output + release (v2: runs it
@@ -49,6 +53,9 @@ KEYWORDS = frozenset(
         "write", "terminal", "run", "slow", "malformed", "huge", "crash", "hang", "usage", "title",
     }
 )  # fmt: skip
+FLOOD = "permission-flood"
+MAX_FLOOD = 500
+_FLOOD = re.compile(r"\bpermission-flood\s+(\d+)(?:\s+cancel\s+(\d+))?", re.IGNORECASE)
 
 COMMANDS: list[dict[str, Any]] = [
     {"name": "help", "description": "List the demo agent's keywords"},
@@ -94,6 +101,8 @@ class Keywords:
     read_path: str | None = None
     title_text: str | None = None
     help: bool = False
+    flood_count: int = 0
+    flood_cancel: int | None = None
 
     def has(self, *names: str) -> bool:
         return any(name in self.words for name in names)
@@ -104,7 +113,12 @@ def prompt_text(blocks: list[dict[str, Any]]) -> str:
 
 
 def parse(text: str) -> Keywords:
+    flood = _FLOOD.search(text)
+    if flood is not None:  # its words are not keywords of their own ("permission")
+        text = text[: flood.start()] + text[flood.end() :]
     words = frozenset(re.findall(r"[a-z]+", text.lower())) & KEYWORDS
+    if flood is not None:
+        words |= {FLOOD}
     count = re.search(r"\bstream\s+(\d+)", text, re.IGNORECASE)
     path = re.search(r"\bread\s+(\S+)", text, re.IGNORECASE)
     title = re.search(r"\btitle\b[ \t:]*([^\n]*)", text, re.IGNORECASE)
@@ -114,6 +128,8 @@ def parse(text: str) -> Keywords:
         read_path=path.group(1) if path and os.path.isabs(path.group(1)) else None,
         title_text=(title.group(1).strip()[:TITLE_CHARS] or None) if title else None,
         help=text.strip().lower().startswith("/help"),
+        flood_count=min(int(flood.group(1)), MAX_FLOOD) if flood else 0,
+        flood_cancel=int(flood.group(2)) if flood and flood.group(2) else None,
     )
 
 
@@ -263,6 +279,7 @@ async def _tool_steps(ctx: TurnContext, kw: Keywords) -> list[str | None]:
     steps = [
         (("diff", "edit"), tools.diff),
         (("permission",), tools.permission),
+        ((FLOOD,), lambda c: tools.permission_flood(c, kw.flood_count, kw.flood_cancel)),
         (("read",), lambda c: tools.read(c, kw.read_path)),
         (("write",), tools.write),
         (("terminal", "run"), tools.terminal),

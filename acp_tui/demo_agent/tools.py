@@ -108,6 +108,42 @@ async def permission(ctx: TurnContext) -> str | None:
     return None
 
 
+async def permission_flood(ctx: TurnContext, count: int, cancel: int | None) -> str | None:
+    """``count`` permission requests at once; the reply lists the answers as they came.
+
+    With ``cancel``, that request is withdrawn (``$/cancel_request``) as soon as request 1 is
+    answered, while the client still has it queued.
+    """
+    call_id = await ctx.tool_call(f"Ask {count} questions at once", "other")
+    answered: list[str] = []
+    scopes: dict[int, anyio.CancelScope] = {}
+
+    async def ask(number: int) -> None:
+        tool_call = {"toolCallId": call_id, "title": f"Request {number} of {count}"}
+        params = {"sessionId": ctx.session_id, "toolCall": tool_call, "options": PERMISSION_OPTIONS}
+        with scopes.setdefault(number, anyio.CancelScope()) as scope:
+            try:
+                answer = await ctx.request("session/request_permission", params)
+            except RpcError as exc:
+                answered.append(f"{number}: error {exc.code}")
+            else:
+                outcome = answer.get("outcome") if isinstance(answer, dict) else None
+                chosen = outcome.get("optionId") if isinstance(outcome, dict) else None
+                answered.append(f"{number}: {chosen or 'cancelled'}")
+            if number == 1 and cancel is not None and cancel in scopes:
+                scopes[cancel].cancel()
+        if scope.cancelled_caught:
+            answered.append(f"{number}: withdrawn")
+
+    async with anyio.create_task_group() as tg:
+        for number in range(1, count + 1):
+            scopes[number] = anyio.CancelScope()
+            tg.start_soon(ask, number)
+    await ctx.tool_update(call_id, status="completed")
+    await ctx.say("Answers in the order they came: " + ", ".join(answered) + ".")
+    return None
+
+
 async def read(ctx: TurnContext, path: str | None) -> str | None:
     path = path or os.path.join(ctx.cwd, "README.md")
     title = f"Read {os.path.basename(path) or path}"

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from textual import events, on
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
@@ -24,6 +24,7 @@ from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.messages import WorkspaceMessage
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
+from acp_tui.ui.toasts import PlainToasts
 
 if TYPE_CHECKING:
     from acp_tui.client.agent import AgentClient
@@ -36,7 +37,7 @@ STOP_WITHIN = 15.0
 """How long quitting waits for every agent to be gone."""
 
 
-class AcpApp(App[int]):
+class AcpApp(PlainToasts):
     """acp-tui: chat with ACP agents."""
 
     TITLE = "acp-tui"
@@ -121,6 +122,7 @@ class AcpApp(App[int]):
         workspace = core.workspace(
             paths=self.paths, interaction=self.interaction, project=self.launch.cwd
         )
+        self.interaction.permissions = workspace.permissions
         async with workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)

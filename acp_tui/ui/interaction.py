@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from textual.app import App
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
     from acp_tui.client.capabilities import AuthMethodInfo
+    from acp_tui.client.permissions import PermissionQueue
     from acp_tui.client.runtime import AgentRuntime
     from acp_tui.client.slots import SessionSlot
     from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
 
-__all__ = ["DialogInteraction", "TerminalRunner", "ask"]
+__all__ = ["DialogInteraction", "TerminalRunner", "ask", "withdraw"]
 
 R = TypeVar("R")
 
@@ -33,7 +34,7 @@ TerminalRunner = Callable[[list[str], dict[str, str], Path], Awaitable[int]]
 async def ask(app: App[int], dialog: ModalScreen[R]) -> R | None:
     """Show ``dialog`` and wait for its answer, from any task (not only workers).
 
-    Cancelled meanwhile (the agent withdrew its question), the dialog is dismissed.
+    Cancelled meanwhile (the agent withdrew its question), the dialog is withdrawn.
     """
     answered = asyncio.Event()
     answers: list[R | None] = []
@@ -47,8 +48,25 @@ async def ask(app: App[int], dialog: ModalScreen[R]) -> R | None:
         await answered.wait()
     finally:
         if not answered.is_set() and dialog.is_attached:
-            dialog.dismiss(None)
+            withdraw(app, dialog)
     return answers[0] if answers else None
+
+
+def withdraw(app: App[int], dialog: ModalScreen[R]) -> None:
+    """Close a dialog nobody waits for any more: now if it is on top, else once it is.
+
+    (Dismissing a covered dialog would close the screen above it, e.g. the palette.)
+    """
+    if dialog is app.screen:
+        dialog.dismiss(None)
+        return
+
+    def uncovered(screen: Screen[object]) -> None:
+        if screen is dialog:
+            app.screen_change_signal.unsubscribe(dialog)
+            dialog.dismiss(None)
+
+    app.screen_change_signal.subscribe(dialog, uncovered)
 
 
 class DialogInteraction:
@@ -67,6 +85,8 @@ class DialogInteraction:
         self.cancel_turn = cancel_turn
         self.run_interactive: TerminalRunner = run_interactive or self.run_in_terminal
         """How a terminal login runs (tests give another)."""
+        self.permissions: PermissionQueue | None = None
+        """The Workspace's queue of permission requests (for the dialog's waiting count)."""
 
     async def ask_permission(
         self, slot: SessionSlot, request: RequestPermissionRequest
@@ -80,7 +100,18 @@ class DialogInteraction:
         from acp_tui.ui.dialogs.permission import PermissionDialog
 
         self.focus_slot(slot)
-        option_id = await ask(self.app, PermissionDialog(request))
+        queue = self.permissions
+        dialog = PermissionDialog(request, waiting=queue.waiting if queue is not None else 0)
+        unsubscribe = (
+            queue.subscribe(lambda: dialog.set_waiting(queue.waiting))
+            if queue is not None
+            else None
+        )
+        try:
+            option_id = await ask(self.app, dialog)
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
         if option_id is None:
             self.cancel_turn(slot)
             return CancelledPermissionOutcome()

@@ -1,30 +1,35 @@
-"""Provides sanitize: agent text made safe to show (no live escape sequences or controls).
+"""Provides agent text as widgets show it: sanitised, and plain (never parsed as markup).
 
-A tiny module on its own, so that widgets drawn in the first frame can use it without loading
-the renderers.
+A widget given a ``str`` parses it as Textual markup, so an agent's ``[@click=app.quit]`` would be
+a live action and its ``[/]`` a crash. Widgets get agent text only through ``safe_content``
+(Textual ``Content``) or ``safe_text`` (Rich ``Text``), both built from ``sanitize``, the one
+sanitiser of ``acp_tui.client.safe_text``. Small on purpose: widgets drawn in the first frame
+use it.
 """
 
 from __future__ import annotations
 
-import re
+from rich.text import Text
+from textual.content import Content
 
-__all__ = ["sanitize"]
+from acp_tui.client.safe_text import sanitize
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+__all__ = ["LABEL_LIMIT", "NAME_LIMIT", "TEXT_LIMIT", "safe_content", "safe_text", "sanitize"]
 
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Unicode "control pictures" block
-    if code == 0x7F:
-        return "\u2421"
-    return "\ufffd"
+NAME_LIMIT = 60
+"""The most characters of a name shown among other things (the status line's titles)."""
+LABEL_LIMIT = 200
+"""The most characters of a label (a button, an option, a row's title)."""
+TEXT_LIMIT = 1000
+"""The most characters of a message (a dialog's question, a reason, a toast)."""
 
 
-def sanitize(text: str) -> str:
-    """Make control characters (escape sequences included) visible instead of live.
+def safe_content(text: str, style: str = "", *, limit: int | None = None) -> Content:
+    """``text`` sanitised (and clipped to ``limit``), as literal Textual ``Content``."""
+    plain = sanitize(text, limit)
+    return Content.styled(plain, style) if style else Content(plain)
 
-    A CRLF line end is an ordinary line end; a lone carriage return stays visible.
-    """
-    return _CONTROL.sub(_visible, text.replace("\r\n", "\n"))
+
+def safe_text(text: str, style: str = "", *, limit: int | None = None) -> Text:
+    """``text`` sanitised (and clipped to ``limit``), as a literal Rich ``Text``."""
+    return Text(sanitize(text, limit), style=style)

@@ -24,9 +24,8 @@ async def test_v2_permission_shows_the_agents_question_and_the_diff_renders(
         await wait_for(pilot, lambda: app.session is not None)
         assert "ACP v2" in app.chat.status_text()
         await pilot.press(*"permission", "enter")
-        await wait_for_screen(pilot, PermissionDialog)
-        dialog = app.screen
-        assert isinstance(dialog, PermissionDialog)
+        dialog = await wait_for_screen(pilot, PermissionDialog)
+        await wait_for(pilot, lambda: dialog.accepting)
         title = str(dialog.query_one("#permission-title", Static).render())
         assert title.startswith("Allow the agent to ")  # the v2 request's own question
         await pilot.press("a")

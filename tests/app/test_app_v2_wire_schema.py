@@ -42,7 +42,8 @@ async def test_everything_the_app_sends_on_v2_fits_the_v2_schema(
         # A new session, a prompt and a permission answered with a key.
         await wait_for(pilot, lambda: app.session is not None)
         await pilot.press(*"permission", "enter")
-        await wait_for_screen(pilot, PermissionDialog)
+        dialog = await wait_for_screen(pilot, PermissionDialog)
+        await wait_for(pilot, lambda: dialog.accepting)
         await pilot.press("a")
         await wait_for(pilot, lambda: idle(app))
 

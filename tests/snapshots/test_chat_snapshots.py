@@ -121,6 +121,7 @@ def test_permission_dialog(snap_compare: Compare, make_snapshot_app: Callable[..
         await ready(pilot)
         await pilot.press(*"permission", "enter")
         await until(pilot, lambda: isinstance(pilot.app.screen, PermissionDialog))
+        await until(pilot, lambda: getattr(pilot.app.screen, "accepting", False))
         await settle(pilot)
 
     assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=run)

@@ -229,7 +229,7 @@ def test_list_survives_a_misbehaving_agent(tmp_path: Path) -> None:
     table = run("list", cwd=project, agent=agent)
     assert table.returncode == 0, table.stderr
     assert "\x1b" not in table.stdout
-    assert "\\x1b[31mred" in table.stdout
+    assert "␛[31mred" in table.stdout  # made visible, as everywhere (see sanitize)
     assert "2020-01-01" in table.stdout
 
 

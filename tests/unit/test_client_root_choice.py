@@ -192,3 +192,9 @@ def test_completion_caps_the_candidates(tree: Path) -> None:
     assert done.text == "many/d"
     assert len(done.candidates) == 5
     assert done.more
+
+
+def test_a_name_that_cannot_be_a_file_name_is_refused_not_raised(tmp_path: Path) -> None:
+    check = validate_roots(["lone \ud800 surrogate"], tmp_path)  # JSON can carry one
+    assert not check.ok
+    assert check.problems[0].reason == "is not a valid file name on this system"

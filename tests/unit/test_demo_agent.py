@@ -780,8 +780,46 @@ def test_help_documents_the_keywords() -> None:
         check=True,
         timeout=30,
     ).stdout
-    for word in ("think", "plan", "stream N", "permission", "crash", "hang", "--page-size"):
+    words = ("think", "plan", "stream N", "permission", "permission-flood N", "crash", "hang")
+    for word in (*words, "--page-size", "--hostile"):
         assert word in out
+
+
+def test_permission_flood_is_one_keyword() -> None:
+    from acp_tui.demo_agent.script import FLOOD, parse
+
+    flood = parse("please permission-flood 50 cancel 7 and plan")
+    assert flood.words == {FLOOD, "plan"}  # not "permission" on its own
+    assert (flood.flood_count, flood.flood_cancel) == (50, 7)
+    assert parse("permission-flood 3").flood_cancel is None
+    assert parse("permission").words == {"permission"}
+
+
+async def test_hostile_mode_replaces_every_display_string(data_dir: Path) -> None:
+    from acp_tui.demo_agent.hostile import HOSTILE_TEXTS
+
+    hostile = HOSTILE_TEXTS["osc52"]
+    async with agent(data_dir, "--hostile", "osc52") as client:
+        assert client.init["agentInfo"]["title"] == hostile
+        assert client.init["agentInfo"]["version"] != hostile
+        sid = await client.new()
+        assert await client.prompt(sid, "plan diff permission") == "end_turn"
+        updates = client.of(sid)
+        commands = next(u for u in updates if kind(u) == "available_commands_update")
+        assert {c["description"] for c in commands["availableCommands"]} == {hostile}
+        plans = [u for u in updates if kind(u) == "plan"]
+        assert {e["content"] for p in plans for e in p["entries"]} == {hostile}
+        calls = [u for u in updates if kind(u) == "tool_call"]
+        assert {c["title"] for c in calls} == {hostile}
+        assert {loc["path"] for c in calls for loc in c["locations"]} == {hostile}
+        assert set(text_of(updates).split(hostile)) == {""}  # message text: the hostile one
+        [(_, asked)] = [r for r in client.requests if r[0] == "session/request_permission"]
+        assert {o["name"] for o in asked["options"]} == {hostile}
+        assert asked["options"][0]["optionId"] == "allow-once"  # ids intact
+        listed = await client.call("session/list", {})
+        assert {s["title"] for s in listed["sessions"]} == {hostile}
+        error = await expect_error(client, ErrorCode.METHOD_NOT_FOUND, "no/such", {})
+        assert error.message == hostile
 
 
 def test_store_survives_torn_writes(tmp_path: Path) -> None:

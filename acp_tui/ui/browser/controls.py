@@ -24,7 +24,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.dialogs.roots import RootsDialog, RootsResult
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, safe_content, sanitize
 from acp_tui.ui.widgets.root_list import RootList
 
 ACTIONS: dict[str, str] = {
@@ -182,7 +182,8 @@ class BrowserFilters(Vertical):
         self.roots = None if roots is None else tuple(roots)
         button = self.query_one("#browser-roots", Button)
         button.label = roots_label(self.roots)
-        button.tooltip = None if not self.roots else "\n".join(str(r) for r in self.roots)
+        roots_text = "\n".join(str(r) for r in self.roots or ())
+        button.tooltip = safe_content(roots_text) if roots_text else None
         self.query_one("#browser-roots-any", Button).disabled = self.roots is None
         self.post_message(self.Changed("roots", self.roots))
 
@@ -218,10 +219,12 @@ class ActionBar(Vertical):
             reason = reasons.get(action)
             button = self.query_one(f"#act-{action}", Button)
             button.disabled = reason is not None
-            button.tooltip = reason
+            button.tooltip = None if reason is None else safe_content(reason, limit=TEXT_LIMIT)
             if reason is not None:
                 grouped.setdefault(reason, []).append(label)
-        lines = [f"{', '.join(labels)}: {sanitize(why)}" for why, labels in grouped.items()]
+        lines = [
+            f"{', '.join(labels)}: {sanitize(why, LABEL_LIMIT)}" for why, labels in grouped.items()
+        ]
         self.query_one("#browser-reasons", Static).update(Text("\n".join(lines)))
 
     @on(Button.Pressed)

@@ -33,7 +33,7 @@ from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
 from acp_tui.ui.memory import settle_memory
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import TEXT_LIMIT, sanitize
 
 ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "done"}
 
@@ -232,7 +232,7 @@ class SessionBrowser(Vertical):
     def update_header(self) -> None:
         name = self.client.capabilities.display_name if self.client else "the agent"
         header = self.query_one("#browser-header", Static)
-        header.update(Text(sanitize(header_text(self.lister, name))))
+        header.update(Text(sanitize(header_text(self.lister, name), TEXT_LIMIT)))
 
     def why_unavailable(self, action: str, info: SessionInfo | None) -> str | None:
         if self.workspace is None or self.agent is None:
@@ -247,7 +247,7 @@ class SessionBrowser(Vertical):
 
     def set_status(self, text: str, level: Level = "info") -> None:
         status = self.query_one("#browser-status", Static)
-        status.update(Text(sanitize(text)))
+        status.update(Text(sanitize(text, TEXT_LIMIT)))
         status.set_class(level == "warning", "-warning")
         status.set_class(level == "error", "-error")
 

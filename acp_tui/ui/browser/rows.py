@@ -32,7 +32,7 @@ from acp_tui.client.session_list import (
 )
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, sanitize
 
 STATE_ROW = "state:"
 """Option ids of the state rows start with this (session ids never do)."""
@@ -60,7 +60,7 @@ def row_content(
 ) -> Content:
     """A session's two or three lines (``age``: its relative time, when already known)."""
     title = Content.assemble(
-        ("● " if marked else "  ", "$warning"), (sanitize(display_title(info)), "bold")
+        ("● " if marked else "  ", "$warning"), (sanitize(display_title(info), LABEL_LIMIT), "bold")
     )
     for tag in tags:
         title = Content.assemble(title, " ", (f"[{tag}]", "$accent"))
@@ -68,12 +68,12 @@ def row_content(
         "  ",
         (relative_time(info.updated_at) if age is None else age, "$text-muted"),
         ("  ·  ", "$text-muted"),
-        (sanitize(short_path(info.cwd)), "$text-muted"),
+        (sanitize(short_path(info.cwd), LABEL_LIMIT), "$text-muted"),
     )
     lines = [title, details]
     roots = info.additional_directories or []
     if roots:
-        extra = ", ".join(sanitize(short_path(r)) for r in roots)
+        extra = ", ".join(sanitize(short_path(r), LABEL_LIMIT) for r in roots)
         lines.append(Content.assemble("  ", (f"+ {extra}", "$text-muted")))
     return Content("\n").join(lines)
 

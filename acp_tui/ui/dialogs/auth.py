@@ -1,4 +1,8 @@
-"""Provides AuthDialog: the agent needs a login; the user picks one of its methods."""
+"""Provides AuthDialog: the agent needs a login; the user picks one of its methods.
+
+Everything in it comes from the agent (its name, its reason, the methods), so all of it is
+literal text (``safe_content``), never markup.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from acp_tui.client.capabilities import AuthMethodInfo
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
 
 class AuthDialog(ModalScreen[AuthMethodInfo | None]):
@@ -45,15 +50,17 @@ class AuthDialog(ModalScreen[AuthMethodInfo | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"{sanitize(self.agent_name)} needs you to log in", id="auth-title")
-            yield Static(sanitize(self.reason), classes="auth-description")
+            name = sanitize(self.agent_name, NAME_LIMIT)
+            yield Static(Content(f"{name} needs you to log in"), id="auth-title")
+            yield Static(safe_content(self.reason, limit=TEXT_LIMIT), classes="auth-description")
             for index, method in enumerate(self.methods):
-                label = sanitize(method.name)
+                label = sanitize(method.name, LABEL_LIMIT)
                 if method.terminal:
                     label += "  (runs in this terminal)"
-                yield Button(label, name=str(index))
+                yield Button(Content(label), name=str(index))
                 if method.description:
-                    yield Static(sanitize(method.description), classes="auth-description")
+                    description = safe_content(method.description, limit=TEXT_LIMIT)
+                    yield Static(description, classes="auth-description")
 
     @on(Button.Pressed)
     def choose(self, event: Button.Pressed) -> None:

@@ -1,4 +1,11 @@
-"""Provides PermissionDialog: the agent asks to run a tool; the user picks one of its options."""
+"""Provides PermissionDialog: the agent asks to run a tool; the user picks one of its options.
+
+An answer needs the user's intent. The dialog may appear while the user is typing a prompt, so
+for ``GRACE`` seconds after it appears it takes no answer at all (keys, clicks, Esc): its buttons
+are disabled until then, which shows it. The focus starts on the preview, not on a button, so
+Enter (the end of a prompt) never answers; the keys a/A/r/R and 1-9, a click, or Tab then Enter
+do. Everything the agent sent is shown as literal text, never markup.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -17,7 +25,7 @@ from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionR
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
 from acp_tui.ui.render import Styles, render_diff
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, sanitize
 from acp_tui.ui.transcript_view import TranscriptView
 
 # Single-key answers by option kind (Toad's convention): a/A allow, r/R reject.
@@ -42,15 +50,26 @@ class PermissionDialog(ModalScreen[str | None]):
         #permission-title { text-style: bold; margin-bottom: 1; }
         #permission-preview { height: auto; max-height: 20; margin-bottom: 1; }
         #permission-options { height: auto; }
+        #permission-waiting { color: $text-muted; margin-top: 1; }
+        #permission-waiting.-none { display: none; }
         Button { width: 100%; margin-bottom: 0; }
     }
     """
 
     BINDINGS = [Binding("escape", "dismiss_cancelled", "Cancel")]
 
-    def __init__(self, request: RequestPermissionRequest) -> None:
+    GRACE = 0.5
+    """Seconds after the dialog appears during which it takes no answer (keys meant for the
+    prompt); a class attribute, so tests can shorten it and wait on ``accepting``."""
+
+    def __init__(self, request: RequestPermissionRequest, waiting: int = 0) -> None:
         super().__init__()
         self.request = request
+        self.waiting = waiting
+        """How many more requests wait behind this one."""
+        self.accepting = False
+        """Whether the grace period is over: answers are taken from now on."""
+        self.answered = False
         self.keys: dict[str, str] = {}
         for number, option in enumerate(request.options[:9], start=1):
             self.keys[str(number)] = option.option_id
@@ -62,18 +81,44 @@ class PermissionDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         request, tool = self.request, self.request.tool_call
         question = request.title if isinstance(request, PermissionRequestView) else None
-        title = sanitize(question or f"Allow? {tool.title or 'The agent wants to use a tool'}")
+        title = sanitize(
+            question or f"Allow? {tool.title or 'The agent wants to use a tool'}", TEXT_LIMIT
+        )
         with Vertical():
             yield Static(Text(title), id="permission-title")
             with VerticalScroll(id="permission-preview"):
                 yield Static(self._preview())
             with Vertical(id="permission-options"):
                 for option in self.request.options:
-                    yield Button(self._label(option), id=None, name=option.option_id)
+                    yield Button(self._label(option), name=option.option_id, disabled=True)
+            yield Static(id="permission-waiting")
 
-    def _label(self, option: PermissionOption) -> str:
+    def on_mount(self) -> None:
+        self.set_waiting(self.waiting)
+        if self.GRACE > 0:
+            self.set_timer(self.GRACE, self.accept_answers)
+        else:
+            self.accept_answers()
+
+    def accept_answers(self) -> None:
+        """The grace period is over: enable the buttons and take answers."""
+        self.accepting = True
+        for button in self.query(Button):
+            button.disabled = False
+
+    def set_waiting(self, waiting: int) -> None:
+        """Show how many more requests wait behind this one (kept until mounted)."""
+        self.waiting = waiting
+        plural = "request waits" if waiting == 1 else "requests wait"
+        for note in self.query("#permission-waiting").results(Static):
+            note.update(Content(f"{waiting} more permission {plural} after this one."))
+            note.set_class(waiting == 0, "-none")
+
+    def _label(self, option: PermissionOption) -> Content:
+        """The option's name as literal text (never markup), after its answer keys."""
         keys = [k for k, v in self.keys.items() if v == option.option_id]
-        return f"[{'/'.join(keys)}] {sanitize(option.name)}" if keys else sanitize(option.name)
+        name = sanitize(option.name, LABEL_LIMIT)
+        return Content(f"[{'/'.join(keys)}] {name}" if keys else name)
 
     def _preview(self) -> RenderableType:
         request, tool = self.request, self.request.tool_call
@@ -106,15 +151,21 @@ class PermissionDialog(ModalScreen[str | None]):
                 return styles
         return Styles()
 
+    def answer(self, option_id: str | None) -> None:
+        """Close with ``option_id`` (None: cancelled), once the grace period is over; only once."""
+        if self.accepting and not self.answered:
+            self.answered = True
+            self.dismiss(option_id)
+
     @on(Button.Pressed)
     def choose(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.name)
+        self.answer(event.button.name)
 
     def on_key(self, event: Key) -> None:
         option_id = self.keys.get(event.character or "")
         if option_id is not None:
             event.stop()
-            self.dismiss(option_id)
+            self.answer(option_id)
 
     def action_dismiss_cancelled(self) -> None:
-        self.dismiss(None)
+        self.answer(None)

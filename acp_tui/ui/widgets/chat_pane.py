@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Static
 
 from acp_tui.ui.messages import OptionChosen
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import NAME_LIMIT, sanitize
 from acp_tui.ui.startup import StandIn, replace_stand_in
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
@@ -72,7 +72,7 @@ class ChatPane(Vertical):
         self._unwatch: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self.status_text()), id="status")
+        yield Static(Content(self.status_text()), id="status")
         core = self.core
         if core is None:
             yield StandIn("transcript")
@@ -169,7 +169,11 @@ class ChatPane(Vertical):
         return slot.status
 
     def status_text(self) -> str:
-        """Agent, protocol, cwd, extra roots, then the turn state (or the agent's state)."""
+        """Agent, protocol, cwd, extra roots, then the turn state (or the agent's state).
+
+        Sanitised plain text (agent and session titles come from the agent): shown as
+        ``Content``, never parsed as markup.
+        """
         slot = self.slot
         if slot is None:
             name = self.launch.display_name or self.launch.agent.name
@@ -178,21 +182,21 @@ class ChatPane(Vertical):
         else:
             name, version = slot.agent.display_name, slot.agent.protocol_version
             cwd, roots = slot.cwd, slot.additional_directories
-        parts = [name, f"ACP v{version}", str(cwd)]
+        parts = [sanitize(name, NAME_LIMIT), f"ACP v{version}", sanitize(str(cwd))]
         if roots:
-            parts.append("+ " + ", ".join(p.name or str(p) for p in roots))
+            parts.append("+ " + ", ".join(sanitize(p.name or str(p), NAME_LIMIT) for p in roots))
         if slot is not None and slot.state == "ready" and slot.agent.alive:
             state = slot.transcript.state
-            parts.append(STATE_LABELS.get(state, state))
+            parts.append(STATE_LABELS.get(state, sanitize(state)))
         else:
-            parts.append(self.agent_status)
+            parts.append(sanitize(self.agent_status, NAME_LIMIT))
         if slot is not None and slot.title:
-            parts.append(slot.title)
-        return sanitize("  ·  ".join(parts))
+            parts.append(sanitize(slot.title, NAME_LIMIT))
+        return "  ·  ".join(parts)
 
     def refresh_status(self) -> None:
         for status in self.query("#status").results(Static):
-            status.update(Text(self.status_text()))
+            status.update(Content(self.status_text()))
 
     def refresh_queue(self) -> None:
         slot = self.slot

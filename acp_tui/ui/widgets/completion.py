@@ -20,6 +20,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from acp_tui.client.mentions import filter_paths, mention_for
+from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, safe_content, sanitize
 
 if TYPE_CHECKING:
     from acp_tui.protocol.updates import AvailableCommand
@@ -70,18 +71,20 @@ def command_choices(commands: Sequence[AvailableCommand], query: str) -> list[Ch
     matching.sort(key=lambda c: not c.name.casefold().startswith(needle))
     choices = []
     for command in matching:
-        parts: list[str | tuple[str, str]] = [(f"/{command.name}", "bold")]
+        parts: list[str | tuple[str, str]] = [(f"/{sanitize(command.name, NAME_LIMIT)}", "bold")]
         if command.description:
-            parts.append(f" — {command.description}")
+            parts.append(f" — {sanitize(command.description, LABEL_LIMIT)}")
         if command.input is not None and command.input.hint:
-            parts.append((f"  ‹{command.input.hint}›", "italic dim"))
+            parts.append((f"  ‹{sanitize(command.input.hint, NAME_LIMIT)}›", "italic dim"))
         choices.append(Choice(Content.assemble(*parts), f"/{command.name} "))
     return choices
 
 
 def file_choices(paths: Sequence[str], query: str) -> list[Choice]:
     """The files whose path contains ``query``, as list entries inserting the mention."""
-    return [Choice(Content(path), mention_for(path) + " ") for path in filter_paths(paths, query)]
+    return [
+        Choice(safe_content(path), mention_for(path) + " ") for path in filter_paths(paths, query)
+    ]
 
 
 def command_hint(text: str, commands: Sequence[AvailableCommand]) -> str | None:

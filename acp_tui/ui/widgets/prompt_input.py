@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.actions import SkipAction
 from textual.binding import Binding
-from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import TextArea
 
 from acp_tui.client.mentions import list_files, resolve_mentions
 from acp_tui.store.history import HistoryBrowser, PromptHistory
+from acp_tui.ui.safe_text import NAME_LIMIT, safe_content
 from acp_tui.ui.widgets.completion import (
     Choice,
     CompletionList,
@@ -201,7 +201,7 @@ class PromptInput(TextArea):
         self.browser.edited(self.text)
         commands = self.session.transcript.commands if self.session is not None else []
         hint = command_hint(self.text, commands)
-        self.border_subtitle = Content(hint) if hint else None
+        self.border_subtitle = safe_content(hint, limit=NAME_LIMIT) if hint else None
         self.update_completion()
 
     @on(TextArea.SelectionChanged)

@@ -17,11 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DirectoryTree, Input
 
 from acp_tui.client.root_choice import Completion, complete_directory
+from acp_tui.ui.safe_text import safe_text
 
 DEFAULT_LIMIT = 500
 """The most directories RootTree shows in one folder."""
@@ -57,6 +59,10 @@ class RootTree(DirectoryTree):
     def __init__(self, path: str | Path, *, limit: int = DEFAULT_LIMIT, id: str | None = None):
         super().__init__(path, id=id)
         self.limit = limit
+
+    def process_label(self, label: str | Text) -> Text:
+        """A folder's name as literal text, its control characters made visible."""
+        return super().process_label(safe_text(label) if isinstance(label, str) else label)
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
         """Directories only, the first ``limit`` by name, then a marker for the rest.

@@ -121,7 +121,7 @@ def format_usage(usage: Usage | None) -> str:
     amount = usage.cost_amount
     if amount is not None:
         number = format_amount(amount)
-        currency = usage.cost_currency or ""
+        currency = sanitize(usage.cost_currency or "")
         text += f" · ${number}" if currency == "USD" else f" · {number} {currency}".rstrip()
     return text
 

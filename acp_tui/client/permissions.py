@@ -1,0 +1,88 @@
+"""Provides PermissionQueue: the agents' permission requests, asked one at a time, in order.
+
+Agents may send many ``session/request_permission`` requests at once (several sessions, or one
+agent flooding). The user answers one question at a time, so the queue runs the permission
+handler (the UI's dialog) for one request at a time across all sessions, first come first
+served. A request cancelled while it waits (the agent's ``$/cancel_request``, or the user's
+``session/cancel`` through ``LiveSession.cancel_pending_permissions``) simply leaves the queue;
+one cancelled while it is being asked cancels its handler, whose dialog then closes. UI-free:
+listeners are told when the number of waiting requests changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import anyio
+
+if TYPE_CHECKING:
+    from acp_tui.client.session import LiveSession, PermissionHandler
+    from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
+
+__all__ = ["PermissionQueue"]
+
+log = logging.getLogger(__name__)
+
+
+class PermissionQueue:
+    """Runs ``handler`` for one permission request at a time, in the order they came."""
+
+    def __init__(self, handler: PermissionHandler) -> None:
+        self.handler = handler
+        self._turns: deque[anyio.Event] = deque()
+        """One event per request not yet answered; the first is the one being asked."""
+        self._listeners: list[Callable[[], None]] = []
+
+    @property
+    def pending(self) -> int:
+        """Requests not answered yet, the one being asked included."""
+        return len(self._turns)
+
+    @property
+    def waiting(self) -> int:
+        """Requests waiting behind the one being asked."""
+        return max(len(self._turns) - 1, 0)
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` whenever a request joins or leaves the queue; returns unsubscribe."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    async def ask(
+        self,
+        session: LiveSession,
+        request: RequestPermissionRequest,
+        handler: PermissionHandler | None = None,
+    ) -> RequestPermissionOutcome:
+        """Wait for this request's turn, then run ``handler`` (default: the queue's own).
+
+        With the default handler this is a `PermissionHandler` itself."""
+        turn = anyio.Event()
+        self._turns.append(turn)
+        if len(self._turns) == 1:
+            turn.set()
+        self._changed()
+        try:
+            await turn.wait()
+            return await (handler or self.handler)(session, request)
+        finally:
+            was_first = self._turns[0] is turn
+            self._turns.remove(turn)
+            if was_first and self._turns:
+                self._turns[0].set()
+            self._changed()
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:  # one failing listener must not stop the queue
+                log.exception("permission queue listener failed")

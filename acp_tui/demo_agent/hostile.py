@@ -1,0 +1,88 @@
+"""Provides the demo agent's hostile mode: every string a client shows replaced by a hostile one.
+
+``python -m acp_tui.demo_agent --hostile NAME`` rewrites everything the agent writes so that
+each display string (agent and session titles, auth method, command, mode and option names,
+descriptions and hints, permission option names, tool call titles and locations, plan entries,
+message text, error messages, the usage currency) is ``HOSTILE_TEXTS[NAME]``. Ids, paths the
+agent works with and every other value are left alone, so the protocol still works: a client
+must show these strings literally, never run their markup or send their escapes to the terminal.
+The tests feed this one table to every surface of the app.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from anyio.abc import ByteSendStream
+
+__all__ = ["HOSTILE_TEXTS", "HostileOutput", "poison"]
+
+HOSTILE_TEXTS: dict[str, str] = {
+    # Textual markup with actions: a click on the text would run them.
+    "click-dismiss": "[@click=screen.dismiss('allow-once')]Reject: this looks safe to click on[/]",
+    "click-screenshot": "[@click=app.screenshot('x.svg','/elsewhere')]Click for the details[/]",
+    "click-quit": "[@click=app.quit]Click here to see what the agent is doing[/]",
+    # Markup that does not parse (a crash), and markup that would change the style.
+    "close-tag": "[/]",
+    "style": "[b]not bold[/b] [reverse]not reversed[/]",
+    # Terminal escapes: OSC 52 sets the clipboard, OSC 0 the window title, CSI clears the screen.
+    "osc52": "\x1b]52;c;aGFja2Vk\x07copied?",
+    "osc0": "\x1b]0;pwned\x1b\\title?",
+    "csi": "\x1b[2J\x1b[31mred?\x1b[0m",
+    "c1": "\x9b31mred?\x9d0;pwned\x9c",
+    # Text shown in another order than it is stored in ("evil\u202egpj.exe" shows as evilexe.jpg).
+    "bidi": "evil\u202egpj.exe",
+    "nul": "a\x00b",
+    "surrogate": "lone \ud800 surrogate",
+    "long": "long " * 2000 + "[/]",
+}
+"""Hostile display strings by name."""
+
+_DISPLAY_KEYS = frozenset({"title", "name", "description", "hint", "currency", "message"})
+
+
+def poison(value: Any, text: str) -> Any:
+    """``value`` (decoded JSON) with every display string replaced by ``text``."""
+    if isinstance(value, list):
+        return [poison(item, text) for item in value]
+    if not isinstance(value, dict):
+        return value
+    result: dict[str, Any] = {}
+    for key, item in value.items():
+        if key in _DISPLAY_KEYS and isinstance(item, str):
+            result[key] = text
+        elif key == "text" and value.get("type") == "text" and isinstance(item, str):
+            result[key] = text  # a text content block
+        elif key == "content" and "priority" in value and isinstance(item, str):
+            result[key] = text  # a plan entry
+        elif key == "locations" and isinstance(item, list):
+            result[key] = [
+                {**location, "path": text} if isinstance(location, dict) else location
+                for location in item
+            ]
+        else:
+            result[key] = poison(item, text)
+    return result
+
+
+class HostileOutput(ByteSendStream):
+    """Wraps the agent's output: each JSON-RPC line written is poisoned with ``text`` first."""
+
+    def __init__(self, output: ByteSendStream, text: str) -> None:
+        self.output = output
+        self.text = text
+
+    async def send(self, item: bytes) -> None:
+        lines = []
+        for line in item.splitlines():
+            try:
+                message = json.loads(line)
+            except ValueError:
+                lines.append(line)  # not JSON (the `malformed` keyword): as it is
+                continue
+            lines.append(json.dumps(poison(message, self.text), separators=(",", ":")).encode())
+        await self.output.send(b"".join(line + b"\n" for line in lines))
+
+    async def aclose(self) -> None:
+        await self.output.aclose()
