@@ -98,23 +98,30 @@ class ListedSessions:
         self.emit(ActionProgress(agent, f"Closed {label}"))
         return True
 
-    async def delete_listed(self, agent: AgentRuntime, infos: list[SessionInfo]) -> list[str]:
-        """Delete one by one with progress; returns the failures (label: reason)."""
+    async def delete_listed(
+        self, agent: AgentRuntime, infos: list[SessionInfo]
+    ) -> list[tuple[SessionInfo, BaseException]]:
+        """Delete one by one with progress; returns the sessions that failed, with why.
+
+        Each deleted session leaves the local history and any slot showing it (its queued
+        prompts go back to the draft), and a `SessionsChanged` says so.
+        """
         client = agent.client
         if client is None or not infos:
             return []
         total = len(infos)
-        failures: list[str] = []
+        failures: list[tuple[SessionInfo, BaseException]] = []
         for done, info in enumerate(infos):
             text = f"Deleting {done + 1}/{total}…"
             self.emit(ActionProgress(agent, text, done=done, total=total))
             try:
                 await client.delete_session(info.session_id)
-            except AgentExited:
+            except AgentExited as exc:
                 self.emit(ActionProgress(agent, "The agent exited.", "error"))
+                failures.extend((rest, exc) for rest in infos[done:])
                 return failures
             except (AgentError, RpcError) as exc:
-                failures.append(f"{display_title(info)}: {describe(exc)}")
+                failures.append((info, exc))
                 continue
             try:
                 agent.history.forget(info.session_id)
@@ -124,7 +131,8 @@ class ListedSessions:
             self.emit(SessionsChanged(agent, removed=(info.session_id,)))
         deleted = total - len(failures)
         if failures:
-            text = f"Deleted {deleted} of {total}; failed: " + "; ".join(failures)
+            why = "; ".join(f"{display_title(i)}: {describe(e)}" for i, e in failures)
+            text = f"Deleted {deleted} of {total}; failed: {why}"
             self.emit(ActionProgress(agent, text, "error"))
         else:
             self.emit(ActionProgress(agent, f"Deleted {deleted} session(s)."))

@@ -82,6 +82,8 @@ class AgentRuntime:
         self.client: AgentClient | None = None
         self.error: str | None = None
         """Why the agent is not running, for the user (its exit code and last stderr)."""
+        self.failure: BaseException | None = None
+        """The error that stopped the agent's last connection (None after a clean stop)."""
         self.pending_login: AuthMethodInfo | None = None
         self._name: str | None = None
         self.connections = 0
@@ -131,6 +133,8 @@ class AgentRuntime:
             if self.alive and self.client is not None:
                 return self.client
             if self.state in ("exited", "failed", "stopped"):
+                if self.failure is not None:
+                    raise self.failure
                 raise AgentError(self.error or f"the agent {self.state}")
             await self._ready.wait()
 
@@ -196,6 +200,7 @@ class AgentRuntime:
                 self.connections += 1
                 self.recorder.attach(client)
                 self.error = None
+                self.failure = None
                 self._set("ready", "ready")
                 self._signal_ready()
                 self.hooks.agent_up(self)
@@ -215,6 +220,7 @@ class AgentRuntime:
             self.recorder.detach()
             self.client = None
             self._signal_ready()
+        self.failure = error
         self.hooks.agent_down(self, error)
 
     async def _wait_for_wake_or_exit(self, client: AgentClient) -> None:
