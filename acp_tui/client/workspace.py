@@ -103,6 +103,7 @@ class Workspace(Prompting, Opening, ListedSessions):
         self.current: SessionSlot | None = None
         self._tg: TaskGroup | None = None
         self._closed = anyio.Event()
+        self._focus_changed = anyio.Event()
         self._next_id = 0
         self._unwatch: dict[int, Callable[[], None]] = {}
         self.permissions = PermissionQueue(refuse_permission)
@@ -229,13 +230,15 @@ class Workspace(Prompting, Opening, ListedSessions):
         return True
 
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler:
+        """Ask the user, one question at a time; a session in the background is marked and
+        asked once the user comes to it (it never blocks the questions of the one shown)."""
+
         async def ask(
             live: LiveSession, request: RequestPermissionRequest
         ) -> RequestPermissionOutcome:
             slot = self.slot_showing(agent, live.session_id)
             if slot is None:
                 return CancelledPermissionOutcome()
-            self._want_attention(slot, "permission")
 
             async def ask_user(
                 _live: LiveSession, question: RequestPermissionRequest
@@ -243,6 +246,9 @@ class Workspace(Prompting, Opening, ListedSessions):
                 return await self.interaction.ask_permission(slot, question)
 
             try:
+                while slot is not self.current:
+                    self._want_attention(slot, "permission")
+                    await self._focus_changed.wait()
                 return await self.permissions.ask(live, request, ask_user)
             finally:
                 if slot.attention == "permission":
@@ -355,6 +361,8 @@ class Workspace(Prompting, Opening, ListedSessions):
         if slot is self.current:
             return
         self.current = slot
+        self._focus_changed.set()
+        self._focus_changed = anyio.Event()
         if slot is not None and slot.attention is not None:
             self.clear_attention(slot)
         self.emit(CurrentChanged(slot))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
@@ -43,6 +44,8 @@ EARLY_REASON = "sent once the agent has started"
 
 class ChatPane(Vertical):
     """The chat of one slot; see the module docstring."""
+
+    BINDINGS = [Binding("ctrl+up", "focus_queue", "Queued", tooltip="Edit the queued messages")]
 
     DEFAULT_CSS = """
     ChatPane {
@@ -205,6 +208,16 @@ class ChatPane(Vertical):
             queue.show_queue(self.early, EARLY_REASON)
         else:
             queue.show_queue([Queued(p.id, p.text) for p in slot.queue], slot.queue_reason())
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_queue":  # offered while something waits
+            return bool(self.query_one(QueueView).queued)
+        return True
+
+    def action_focus_queue(self) -> None:
+        """Into the queued messages: Enter or e edits one, Delete removes it, Esc returns."""
+        self.query_one(QueueView).focus()
 
     # -- what the user does ----------------------------------------------------------------
 
@@ -224,6 +237,7 @@ class ChatPane(Vertical):
         if text is not None:
             prompt = self.prompt
             prompt.load_text(text if not prompt.text.strip() else f"{prompt.text}\n{text}")
+            prompt.move_cursor(prompt.document.end)
             prompt.focus()
 
     @on(QueueView.RemoveRequested)
@@ -262,3 +276,4 @@ class ChatPane(Vertical):
         prompt = self.prompt
         parts = [prompt.text.rstrip()] if prompt.text.strip() else []
         prompt.load_text("\n\n".join([*parts, *texts]))
+        prompt.move_cursor(prompt.document.end)
