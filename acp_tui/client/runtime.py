@@ -102,7 +102,10 @@ class AgentRuntime:
 
     @property
     def display_name(self) -> str:
-        """The agent's own name once it said it (kept after it exits), else the launch's."""
+        """The config's title for it, else the agent's own name once it said it (kept after it
+        exits), else the launch's."""
+        if self.launch.title:
+            return self.launch.title
         if self.client is not None:
             self._name = self.client.capabilities.display_name
         return self._name or self.launch.display_name or self.launch.agent.name

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Button
+from textual.widgets import Button, OptionList
 
 from acp_tui.client.slots import SessionSlot
+from acp_tui.config.settings import AgentConfig, Settings
+from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.dialogs.agent_choice import AgentChoiceDialog
 from acp_tui.ui.dialogs.roots import RootsDialog
 from acp_tui.ui.transcript_view import TranscriptView
 from acp_tui.ui.widgets.chat_pane import ChatPane
@@ -147,3 +153,59 @@ async def test_prompts_sent_during_a_turn_are_queued_shown_and_editable(
         await wait_for(pilot, lambda: ready(slot))
         assert "two edited" in pane_text(pane)
         assert "one" not in [m.text for m in slot.transcript.entries if hasattr(m, "role")]
+
+
+async def test_ctrl_n_offers_the_agent_and_runs_two_agents_side_by_side(
+    make_app: Callable[..., AcpApp], tmp_path: Path
+) -> None:
+    other = AgentConfig(
+        command=sys.executable,
+        args=["-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "other")],
+        title="Other agent",
+    )
+    base = make_app()
+    app = AcpApp(replace(base.launch, settings=Settings(agents={"other": other})))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        first = slots(app)[0]
+        await pilot.press("ctrl+n")
+        choice = await wait_for_screen(pilot, AgentChoiceDialog)
+        names = [str(o.prompt) for o in choice.query_one(OptionList).options]
+        assert any("Other agent" in name for name in names)
+        choice.query_one(OptionList).highlighted = 1  # "other" (the current agent is first)
+        await pilot.press("enter")
+        dialog = await wait_for_screen(pilot, RootsDialog)
+        dialog.query_one("#roots-ok", Button).press()
+        await wait_for(pilot, lambda: len(slots(app)) == 2)
+        second = slots(app)[1]
+        await wait_for(pilot, lambda: ready(second))
+        assert second.agent is not first.agent
+        assert second.agent.launch.agent.name == "other"
+        label = app.chat.query_one(SessionTabs).query_one(f"#{tab_id(second.id)}")
+        await wait_for(pilot, lambda: "Other agent" in label.label.plain)  # type: ignore[attr-defined]
+        await pilot.press(*"hello other", "enter")
+        await wait_for(
+            pilot, lambda: ready(second) and "hello other" in pane_text(app.chat.current_pane)
+        )
+
+
+async def test_a_queued_prompt_comes_back_when_its_session_is_deleted(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        slot = slots(app)[0]
+        pane = app.chat.current_pane
+        await pilot.press(*"hang", "enter")
+        await wait_for(pilot, lambda: slot.busy)
+        await pilot.press(*"keep me", "enter")
+        assert [p.text for p in slot.queue] == ["keep me"]
+        assert app.workspace is not None
+        assert slot.session_id is not None
+        info = SessionInfo(session_id=slot.session_id, cwd=str(slot.cwd))
+        assert await app.workspace.delete_listed(slot.agent, [info]) == []
+        await wait_for(pilot, lambda: pane.prompt.text == "keep me")
+        assert slot.queue == []
+        assert slot.state == "closed"
+        assert "it was deleted" in pane_text(pane)
