@@ -18,13 +18,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Tabs
+from textual.widgets import ContentSwitcher
 
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 from acp_tui.store.history import history_for_project
 from acp_tui.ui.memory import settle_memory
-from acp_tui.ui.messages import WorkspaceMessage
+from acp_tui.ui.messages import TabChosen, WorkspaceMessage
 from acp_tui.ui.startup import StandIn, Startup, replace_stand_in
 from acp_tui.ui.widgets.chat_pane import ChatPane
 from acp_tui.ui.widgets.footer import QuietFooter
@@ -218,15 +218,12 @@ class ChatScreen(Screen[None]):
         number = ws.slots.index(slot) + 1
         tabs.set_tab(slot.id, tab_label(slot, number, with_agent=several_agents))
 
-    @on(Tabs.TabActivated)
-    def tab_chosen(self, event: Tabs.TabActivated) -> None:
+    @on(TabChosen)
+    def tab_chosen(self, event: TabChosen) -> None:
         """A tab was clicked: make its slot the current one."""
-        from acp_tui.ui.widgets.session_tabs import slot_of_tab
-
-        slot_id = slot_of_tab(event.tab.id)
         ws = self.workspace
-        if ws is not None and slot_id is not None:
-            ws.focus(next((s for s in ws.slots if s.id == slot_id), None))
+        if ws is not None:
+            ws.focus(next((s for s in ws.slots if s.id == event.slot_id), None))
 
     # -- keys --------------------------------------------------------------------------------
 

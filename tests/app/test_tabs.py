@@ -82,6 +82,8 @@ async def test_each_tab_keeps_its_own_transcript_and_draft(make_app: Callable[..
         await pilot.press("alt+2")
         await wait_for(pilot, lambda: app.slot is second)
         assert second_pane.prompt.text == ""
+        await pilot.click(f"#{tab_id(first.id)}")  # and with the mouse
+        await wait_for(pilot, lambda: app.slot is first)
         assert first.session_id != second.session_id
 
 
