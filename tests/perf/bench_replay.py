@@ -7,6 +7,7 @@ measurement runs in a fresh process, whose peak RSS is the app's own. Figures:
 
 * ``interactive_s``: from starting the load to the first frame showing the session open in the
   chat, the prompt focused and the transcript's visible part rendered;
+* ``client_cpu_s``: the app process's CPU time over that span (the agent's is not counted);
 * ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``), startup included;
 * ``turns_2000_ratio``: ``interactive_s`` for 2,000 turns over that for 1,000;
 * ``progress_updates``: how many "Replaying… N updates" counts the status line showed before the
@@ -90,11 +91,13 @@ async def measure(
         await asyncio.sleep(0.02)
         info = SessionInfo(session_id=session_id, cwd=str(project), title="the long session")
         frames.arm(interactive)
+        cpu = time.process_time()
         started = time.perf_counter()
         assert app.workspace is not None
         assert app.slot is not None
         app.workspace.open_listed(app.slot.agent, info, replay=True)
         shown = await frames.shown_time(within=300) - started
+        cpu = time.process_time() - cpu
         running = False
         await tick
         assert app.session is not None
@@ -104,6 +107,7 @@ async def measure(
     progress = [s for s in statuses[:opened] if s.endswith(" updates")]
     return {
         "interactive_s": round(shown, 3),
+        "client_cpu_s": round(cpu, 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "max_stall_ms": round(max_gap * 1000, 1),
         "entries": entries,

@@ -56,6 +56,18 @@ def bench_sessions_live() -> dict[str, Any]:
     return bench_live.run()
 
 
+def bench_wire_stream() -> dict[str, Any]:
+    import bench_wire
+
+    return bench_wire.run_stream()
+
+
+def bench_wire_replay() -> dict[str, Any]:
+    import bench_wire
+
+    return bench_wire.run_replay()
+
+
 BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": bench_startup,
     "stream": bench_stream,
@@ -63,6 +75,8 @@ BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "session_list": bench_session_list,
     "replay": bench_replay,
     "sessions_live": bench_sessions_live,
+    "wire_stream": bench_wire_stream,
+    "wire_replay": bench_wire_replay,
 }
 
 
