@@ -1,0 +1,96 @@
+"""Connection hooks of the wire path: ``on_drain``, the raw ``tap``, and ``decode_line``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from acp_tui.protocol.connection import decode_line
+from tests.unit.rpc_helpers import RawPeer, dispose_peers, line
+
+
+@pytest.fixture(autouse=True)
+def _close_peer_streams() -> Iterator[None]:
+    yield
+    dispose_peers()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a":"\\ud800"}',  # a lone surrogate: json takes it, pydantic-core does not
+        b'{"a":1,"a":2}',
+        b"123456789012345678901234567890",
+        b"[Infinity, NaN, -Infinity]",
+        b' {"x": "\\u00e9\\n"} \r',
+        '{"k": "caf\u00e9 \U0001f600"}'.encode(),
+    ],
+)
+def test_decode_line_gives_what_json_gives(raw: bytes) -> None:
+    assert json.dumps(decode_line(raw)) == json.dumps(json.loads(raw))
+
+
+@pytest.mark.parametrize("raw", [b"[1,]", b'{"a":1} x', b'"\xff"', b"[" * 5000 + b"]" * 5000])
+def test_decode_line_refuses_what_json_refuses(raw: bytes) -> None:
+    with pytest.raises((ValueError, RecursionError)):
+        decode_line(raw)
+
+
+async def test_drain_comes_before_a_reply_and_after_each_read() -> None:
+    peer = RawPeer()
+    seen: list[str] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        seen.append(method)
+
+    conn = peer.connection(on_notification=on_notification)
+    drains: list[tuple[int, bool]] = []
+    conn.on_drain = lambda: drains.append(
+        (len(seen), any(p.done.is_set() for p in conn._pending.values()))
+    )
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(conn.run)
+        result: list[Any] = []
+
+        async def ask() -> None:
+            result.append(await conn.request("ping"))
+
+        tg.start_soon(ask)
+        sent = await peer.read()
+        await peer.send_raw(
+            line({"jsonrpc": "2.0", "method": "one"})
+            + line({"jsonrpc": "2.0", "id": sent["id"], "result": 5})
+            + line({"jsonrpc": "2.0", "method": "two"})
+        )
+        with anyio.fail_after(5):
+            while not result:  # the waiter wakes once the read loop yields
+                await anyio.lowlevel.checkpoint()
+        tg.cancel_scope.cancel()
+    # Before the reply is delivered (its request not done yet), then at the end of the read.
+    assert drains[:2] == [(1, False), (2, True)]
+    assert result == [5]
+
+
+async def test_tap_sees_raw_lines_both_ways_and_never_blank_ones() -> None:
+    peer = RawPeer()
+    conn = peer.connection()
+    tapped: list[tuple[str, bytes]] = []
+    conn.tap = lambda direction, data: tapped.append((direction, data))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(conn.run)
+        await conn.notify("hello", {"x": 1})
+        await peer.read()
+        await peer.send_raw(b'{"jsonrpc":"2.0","method":"m"}\r\n\n   \nnot json\n')
+        with anyio.fail_after(5):
+            while len(tapped) < 3:
+                await anyio.lowlevel.checkpoint()
+        tg.cancel_scope.cancel()
+    assert tapped == [
+        ("send", b'{"jsonrpc":"2.0","method":"hello","params":{"x":1}}\n'),
+        ("recv", b'{"jsonrpc":"2.0","method":"m"}\r'),
+        ("recv", b"not json"),
+    ]
