@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from acp_tui import __version__
 from acp_tui.client.calls import SessionCalls, TurnWaiter
 from acp_tui.client.capabilities import Capabilities
+from acp_tui.client.coalesce import ChunkRun, text_chunk
 from acp_tui.client.dialects import Dialect, dialect_for
 from acp_tui.client.dialects.events import (
     AgentTerminalChanged,
@@ -99,6 +100,9 @@ class AgentClient(SessionCalls):
             on_notification=self._on_notification,
             name="agent",
         )
+        self.connection.on_drain = self.apply_held
+        self._held = ChunkRun()
+        """Text chunks of one message held back to be applied as one (see ``coalesce``)."""
         self.sessions: dict[str, LiveSession] = {}
         self.dialect: Dialect = dialect_for(1, client_capabilities())
         """How the negotiated protocol version spells every call (set by ``initialize``)."""
@@ -235,9 +239,27 @@ class AgentClient(SessionCalls):
         raise RpcError.method_not_found(method)
 
     async def _on_notification(self, method: str, params: Any) -> None:
+        chunk = text_chunk(params) if method == "session/update" else None
+        if chunk is not None:
+            key, text = chunk
+            if not self._held.add(key, text, params):
+                self.apply_held()
+                self._held.add(key, text, params)
+            return
+        self.apply_held()
         if method != "session/update":
             log.debug("ignoring notification %s", method)
             return
+        self._apply_update(params)
+
+    def apply_held(self) -> None:
+        """Apply the text chunks held back, joined (the connection calls this when the
+        notifications read so far must take effect)."""
+        params = self._held.take()
+        if params is not None:
+            self._apply_update(params)
+
+    def _apply_update(self, params: Any) -> None:
         try:
             session_id, events = self.dialect.parse_update(params)
         except ValidationError as exc:

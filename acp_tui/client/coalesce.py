@@ -1,0 +1,92 @@
+"""Provides ChunkRun: consecutive text chunks of one message, joined before they are parsed.
+
+A streamed reply arrives as thousands of `session/update` notifications, each a few words of
+one message. Validating, applying, recording and showing each one on its own was most of the
+client's time. The read loop now hands the AgentClient every notification of a block read from
+the pipe; plain text chunks (``agent_message_chunk``, ``agent_thought_chunk``,
+``user_message_chunk`` whose content is a bare text block) are recognised with a few dict
+lookups and held back while they continue the same message, then passed on as one notification
+of the same shape with their texts joined, when anything else arrives or the block ends
+(``Connection.on_drain``). Arrival order is kept: nothing overtakes a held chunk.
+
+The joined notification has exactly the keys of the first chunk, so it parses with whatever
+dialect the session speaks, and it means the same to the transcript as its parts did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ChunkRun", "text_chunk"]
+
+CHUNK_KINDS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
+
+Key = tuple[str, str, Any]
+"""(session id, update kind, message id) of a chunk: chunks join only when these match."""
+
+
+def text_chunk(params: Any) -> tuple[Key, str] | None:
+    """The key and text of a plain text chunk's params, or None for anything else.
+
+    Plain means no other field at all (no ``_meta``, no annotations), so joining loses nothing.
+    """
+    if type(params) is not dict or len(params) != 2:
+        return None
+    session_id = params.get("sessionId")
+    update = params.get("update")
+    if type(session_id) is not str or type(update) is not dict:
+        return None
+    kind = update.get("sessionUpdate")
+    if kind not in CHUNK_KINDS:
+        return None
+    content = update.get("content")
+    if type(content) is not dict or len(content) != 2 or content.get("type") != "text":
+        return None
+    text = content.get("text")
+    if type(text) is not str:
+        return None
+    message_id = update.get("messageId")
+    if "messageId" in update:
+        if message_id is not None and type(message_id) is not str:
+            return None
+        if len(update) != 3:
+            return None
+    elif len(update) != 2:
+        return None
+    return (session_id, kind, message_id), text
+
+
+class ChunkRun:
+    """The text chunks held back: the first one's params and every text, in order."""
+
+    __slots__ = ("count", "first", "key", "texts")
+
+    def __init__(self) -> None:
+        self.key: Key | None = None
+        self.first: dict[str, Any] | None = None
+        self.texts: list[str] = []
+        self.count = 0
+
+    def add(self, key: Key, text: str, params: dict[str, Any]) -> bool:
+        """Hold this chunk back; False when it does not continue the run (flush it first)."""
+        if self.key is None:
+            self.key, self.first = key, params
+        elif key != self.key:
+            return False
+        self.texts.append(text)
+        self.count += 1
+        return True
+
+    def take(self) -> Any:
+        """The held chunks as one notification's params (None when nothing is held); resets."""
+        first, texts = self.first, self.texts
+        if first is None:
+            return None
+        self.key = self.first = None
+        self.texts = []
+        self.count = 0
+        if len(texts) == 1:
+            return first
+        update = dict(first["update"])
+        update["content"] = {"type": "text", "text": "".join(texts)}
+        return {"sessionId": first["sessionId"], "update": update}
