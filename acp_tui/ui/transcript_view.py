@@ -22,7 +22,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.theme import Theme
 from textual import events
-from textual.geometry import Offset, Size
+from textual.geometry import Offset, Region, Size
 from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -43,6 +43,8 @@ from acp_tui.ui.render import (
 )
 
 FLUSH_INTERVAL = 1 / 30
+RENDER_CPU_FACTOR = 4
+MAX_FRAME_GAP = 0.25  # seconds: the longest a changing transcript waits for a frame
 SCAN_BUDGET = 128_000  # characters of message text cut into pieces per flush
 _EMPTY = Strip([], 0)
 
@@ -167,6 +169,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._follow = True
         self._seen_scroll_y = 0
         self._render_after = 0.0
+        self._render_after_cpu = 0.0
+        self._rendered_at = 0.0
+        self._line_style: Style | None = None
         self.flushes = 0
 
     # -- wiring ----------------------------------------------------------------------------
@@ -319,6 +324,7 @@ class TranscriptView(ScrollView, can_focus=True):
             self._layouts.append(Layout())
         if not self._dirty and not self._missing and self._stale_from is None:
             return
+        changed = bool(self._dirty)
         budget = SCAN_BUDGET
         for index in sorted(self._dirty):
             if index < len(entries):
@@ -327,17 +333,38 @@ class TranscriptView(ScrollView, can_focus=True):
         if self._dirty:
             self.call_later(self.flush)  # a backlog: go on as soon as others had their turn
         self._rebuild_offsets()
-        started = time.perf_counter()
-        if started >= self._render_after:
-            self._missing = False
-            self._render_window(following)
-            # Rendering takes at most about half of the time, however fast text streams in.
-            self._render_after = 2 * time.perf_counter() - started
-        else:
-            self._missing = True
-            self._place(following, 0)
         self.flushes += 1
+        if changed and not self._may_render():
+            self._missing = True  # the last frame stays on screen until the next render
+            return
+        started = time.perf_counter()
+        cpu = time.process_time()
+        self._missing = False
+        self._render_window(following)
+        ended = time.perf_counter()
+        # Rendering takes at most about half of the time, however fast text streams in, and
+        # while updates pour in, about a fifth of the CPU (see ``_may_render``).
+        self._render_after = 2 * ended - started
+        self._render_after_cpu = time.process_time() + RENDER_CPU_FACTOR * (
+            time.process_time() - cpu
+        )
+        self._rendered_at = ended
         self.refresh()
+
+    def _may_render(self) -> bool:
+        """While the transcript changes, whether a frame is due: not before the last render's
+        own duration has passed, nor before the process has spent RENDER_CPU_FACTOR times the
+        last render's CPU on other work (reading the agent), unless MAX_FRAME_GAP went by.
+
+        A stream of tiny updates so costs a bounded share of the CPU in frames however slowly
+        the machine runs; once the changes stop, the next flush renders at once.
+        """
+        now = time.perf_counter()
+        if now < self._render_after:
+            return False
+        if now - self._rendered_at >= MAX_FRAME_GAP:
+            return True
+        return time.process_time() >= self._render_after_cpu
 
     def _mark(self, index: int) -> None:
         if self._stale_from is None or index < self._stale_from:
@@ -532,11 +559,19 @@ class TranscriptView(ScrollView, can_focus=True):
             return _EMPTY
         return unit.strips[row] if row < len(unit.strips) else _EMPTY
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The base style walks every ancestor's styles: once a frame, not once a line.
+        self._line_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_style = None
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         line = scroll_y + y
         width = self.scrollable_content_region.width
-        base = self.rich_style  # walks the ancestors: once a line, not twice
+        base = self._line_style or self.rich_style
         if line >= self._offsets[-1]:
             return Strip.blank(width, base)
         strip = self.line_strip(line)
