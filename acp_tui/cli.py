@@ -31,7 +31,7 @@ from acp_tui.registry.first_run import should_offer_registry
 PROG = "acp-tui"
 USAGE = (
     f"{PROG} [DIR] [-a NAME | -- COMMAND ARGS...] [--add-dir DIR]... [--protocol {{1,2}}] "
-    "[--version] [-h]"
+    "[--wire-log FILE] [--version] [-h]"
 )
 
 
@@ -95,8 +95,28 @@ def _chat_parser() -> Parser:
         help="an extra workspace root for the session, after the configured ones (repeatable; "
         "relative to DIR; sent only to agents that support additional directories)",
     )
+    parser.add_argument(
+        "--wire-log",
+        metavar="FILE",
+        help="append every agent's JSON-RPC traffic to FILE as JSON lines (secrets masked)",
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
+
+
+def _wire_log(raw: str | None) -> Path | None:
+    """The ``--wire-log`` file, absolute; refused (a usage error) when it cannot be written."""
+    if raw is None:
+        return None
+    path = Path(os.path.abspath(os.path.expanduser(raw)))
+    if path.is_dir():
+        raise UsageError(f"--wire-log {raw}: is a directory")
+    try:
+        with path.open("ab"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--wire-log {raw}: cannot be written: {exc.strerror or exc}") from None
+    return path
 
 
 def _chat(args: list[str]) -> int:
@@ -107,6 +127,7 @@ def _chat(args: list[str]) -> int:
     extra_roots = _extra_roots(options.add_dir, cwd)
     if extra_roots is None:
         return 2
+    wire_log = _wire_log(options.wire_log)
     paths = get_paths()
     loaded = _load_and_warn(paths.config_file)
     agent_name: str | None = options.agent
@@ -135,6 +156,7 @@ def _chat(args: list[str]) -> int:
         and command is None
         and not loaded.problems
         and should_offer_registry(loaded.settings, paths),
+        wire_log=wire_log,
     )
     check_supported(launch)
 

@@ -40,7 +40,7 @@ from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permis
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
-from acp_tui.protocol.connection import Connection, describe_validation_error
+from acp_tui.protocol.connection import Connection, Tap, describe_validation_error
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
 from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
@@ -89,6 +89,7 @@ class AgentClient(SessionCalls):
         process: AgentProcess,
         *,
         permission_handler: PermissionHandler = refuse_permission,
+        tap: Tap | None = None,
     ) -> None:
         self.launch = launch
         self.process = process
@@ -101,6 +102,7 @@ class AgentClient(SessionCalls):
             name="agent",
         )
         self.connection.on_drain = self.apply_held
+        self.connection.tap = tap
         self._held = ChunkRun()
         """Text chunks of one message held back to be applied as one (see ``coalesce``)."""
         self.sessions: dict[str, LiveSession] = {}
@@ -322,11 +324,15 @@ async def connect(
     permission_handler: PermissionHandler = refuse_permission,
     paths: Paths | None = None,
     init_timeout: float = 30.0,
+    tap: Tap | None = None,
 ) -> AsyncIterator[AgentClient]:
-    """Launch the agent, initialize it, and yield the client; shut everything down on exit."""
+    """Launch the agent, initialize it, and yield the client; shut everything down on exit.
+
+    ``tap`` sees every line of the wire from `initialize` on (see ``Connection.tap``).
+    """
     paths = paths or get_paths()
     async with spawn_agent(launch.agent, log_dir=paths.log_dir) as process:
-        client = AgentClient(launch, process, permission_handler=permission_handler)
+        client = AgentClient(launch, process, permission_handler=permission_handler, tap=tap)
         # Raised after the task group is left, so callers get the error itself (AgentExited,
         # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
         failure: Exception | None = None

@@ -54,6 +54,8 @@ class LaunchSpec:
     """Problems found while loading the settings, for the UI to show once it is up."""
     offer_registry: bool = False
     """Offer the "Add an agent" dialog once the session is open (a first run, nothing set up)."""
+    wire_log: Path | None = None
+    """Where to write every agent's JSON-RPC traffic as JSON lines (``--wire-log``)."""
 
 
 def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:

@@ -26,6 +26,7 @@ from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.recorder import SessionRecorder
 from acp_tui.client.restore import CacheHistory, LocalHistory
+from acp_tui.client.wire_log import WireLog, WireLogFile
 from acp_tui.protocol.jsonrpc import RpcError
 
 if TYPE_CHECKING:
@@ -70,12 +71,15 @@ class AgentRuntime:
         hooks: Hooks,
         paths: Paths,
         cache: TranscriptCache,
+        wire_file: WireLogFile | None = None,
     ) -> None:
         self.launch = launch
         self.key = key
         self.hooks = hooks
         self.paths = paths
         self.recorder = SessionRecorder(cache, key)
+        self.wire = WireLog(launch.display_name or launch.agent.name, file=wire_file)
+        """The agent's JSON-RPC traffic, across restarts (the wire inspector shows it)."""
         self.history: LocalHistory = CacheHistory(cache, key)
         self.state: AgentState = "starting"
         self.status = "starting the agent…"
@@ -198,6 +202,7 @@ class AgentRuntime:
                 self.launch,
                 permission_handler=self.hooks.permission_handler(self),
                 paths=self.paths,
+                tap=self.wire.tap,
             ) as client:
                 self._starting = None  # up: stop and restart go through the wake event
                 self.client = client
@@ -222,6 +227,8 @@ class AgentRuntime:
             self._set("failed", "could not talk to the agent: Ctrl+R tries again")
         finally:
             self.recorder.detach()
+            if self.wire.file is not None:
+                self.wire.file.flush()
             self.client = None
             self._signal_ready()
         self.failure = error

@@ -59,6 +59,7 @@ from acp_tui.client.slots import (
     SlotState,
     WorkspaceEvent,
 )
+from acp_tui.client.wire_log import WireLogFile
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.client_methods import (
     CancelledPermissionOutcome,
@@ -90,8 +91,11 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
         connect: Connect = connect,
         cache: TranscriptCache | None = None,
         project: Path | None = None,
+        wire_log: Path | None = None,
     ) -> None:
         self.paths = paths or get_paths()
+        self.wire_file = WireLogFile(wire_log) if wire_log is not None else None
+        """Where every agent's traffic is written as JSON lines (``--wire-log``), if anywhere."""
         self.interaction: Interaction = interaction or Headless()
         self.connect = connect
         self.cache = cache or TranscriptCache(self.paths.data_dir / "transcripts")
@@ -127,8 +131,12 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
             await self.stop_all()
         tg.cancel_scope.cancel()
         self._tg = None
-        result = await tg.__aexit__(exc_type, exc, tb)
-        self.cache.close()
+        try:
+            result = await tg.__aexit__(exc_type, exc, tb)
+        finally:
+            self.cache.close()
+            if self.wire_file is not None:
+                self.wire_file.close()
         return result
 
     async def stop_all(self, within: float = STOP_WITHIN) -> None:
@@ -177,7 +185,9 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
         agent = self.agents.get(key)
         if agent is not None and not agent.stopping:
             return agent
-        agent = AgentRuntime(launch, key, hooks=self, paths=self.paths, cache=self.cache)
+        agent = AgentRuntime(
+            launch, key, hooks=self, paths=self.paths, cache=self.cache, wire_file=self.wire_file
+        )
         self.agents[key] = agent
         self.spawn(lambda: agent.run(self.connect), f"agent {agent.display_name}")
         return agent

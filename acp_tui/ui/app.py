@@ -48,6 +48,7 @@ class AcpApp(PlainToasts):
         Binding("ctrl+s", "export_transcript", "Export"),
         Binding("ctrl+n", "new_session_with_roots", "New", tooltip="A new session, with its roots"),
         Binding("ctrl+b", "toggle_browser", "Sessions"),
+        Binding("f12", "wire_inspector", "Wire", show=False),
     ]
 
     def __init__(self, launch: LaunchSpec, *, paths: Paths | None = None) -> None:
@@ -120,7 +121,10 @@ class AcpApp(PlainToasts):
             run_interactive=self.run_interactive,
         )
         workspace = core.workspace(
-            paths=self.paths, interaction=self.interaction, project=self.launch.cwd
+            paths=self.paths,
+            interaction=self.interaction,
+            project=self.launch.cwd,
+            wire_log=self.launch.wire_log,
         )
         self.interaction.permissions = workspace.permissions
         async with workspace:
@@ -229,6 +233,11 @@ class AcpApp(PlainToasts):
             self.action_restart_agent,
         )
         yield SystemCommand(
+            "Wire inspector",
+            "The current agent's JSON-RPC traffic, both ways, with timings (F12)",
+            self.action_wire_inspector,
+        )
+        yield SystemCommand(
             "Add an agent",
             "Pick an agent from the ACP agent registry and add it to the config file",
             self.action_add_agent,
@@ -258,6 +267,17 @@ class AcpApp(PlainToasts):
         from acp_tui.ui.session_commands import new_session_with_roots
 
         new_session_with_roots(self, self.workspace, self.slot, self.launch, self.paths)
+
+    def action_wire_inspector(self) -> None:
+        """Show the current agent's JSON-RPC traffic."""
+        slot = self.slot
+        if slot is None:
+            self.notify("No agent yet: the wire inspector shows the current tab's agent.")
+            return
+        from acp_tui.ui.wire_inspector import WireInspector
+
+        if not isinstance(self.screen, WireInspector):
+            self.push_screen(WireInspector(slot.agent.wire, slot.agent.display_name))
 
     def action_toggle_browser(self) -> None:
         """Show the session browser beside the chat, widen it, hide it."""

@@ -207,6 +207,7 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.widgets.queue_view import QueueView
     from acp_tui.ui.widgets.root_list import RootList
     from acp_tui.ui.widgets.root_tree import PathInput, RootTree
+    from acp_tui.ui.wire_inspector import WireInspector
 
     return {
         "Anywhere": [AcpApp],
@@ -223,6 +224,7 @@ def binding_owners() -> dict[str, list[type]]:
         "Add-agent dialog": [AddAgentDialog],
         "Confirmation": [ConfirmDialog],
         "Agent picker": [AgentPicker],
+        "Wire inspector": [WireInspector],
     }
 
 

@@ -1,0 +1,328 @@
+"""Provides WireLog: the JSON-RPC traffic of one agent, kept cheaply for the wire inspector.
+
+Recording must never slow the chat, so the connection's ``tap`` only appends the raw line, its
+direction and the time to a ring buffer (bounded in records and in bytes); everything else is
+worked out when someone looks: the decoded message, its kind, method and id, the response time
+of a request (by matching the reply's id), and the masked form shown or written. Secrets are
+masked wherever a message is shown or written: the values of ``env`` and ``headers`` (MCP
+servers, terminal logins, terminals) and of fields named like a token, key or password.
+
+``WireLogFile`` writes the same records as JSON lines (``acp-tui --wire-log FILE``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from acp_tui.protocol.connection import decode_line
+
+__all__ = ["MASK", "WireLog", "WireLogFile", "WireRecord", "mask_secrets", "response_times"]
+
+Direction = Literal["send", "recv"]
+Kind = Literal["request", "notification", "response", "error", "invalid"]
+
+MASK = "••••••"
+MAX_RECORDS = 5_000
+MAX_BYTES = 64 * 1024 * 1024
+HUGE = 1024 * 1024
+"""Lines above this size are not decoded for the list (their method and id are read from their
+ends); the detail decodes them on demand."""
+
+_SECRET_CONTAINERS = frozenset({"env", "headers"})
+_SECRET_NAME = re.compile(
+    r"(?i)(token|secret|password|passwd|api[-_]?key|authorization|credential|cookie)"
+)
+_HINT = re.compile(
+    rb'(?i)"(env|headers)"|token|secret|passw|api[-_]?key|authoriz|credential|cookie'
+)
+_METHOD = re.compile(rb'"method"\s*:\s*"((?:[^"\\]|\\.){0,200})"')
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,30}|"(?:[^"\\]|\\.){0,200}"|null)')
+_HAS = re.compile(rb'"(result|error|method)"\s*:')
+
+
+def mask_secrets(value: Any, *, _key: str = "") -> Any:
+    """A copy of ``value`` with secret values replaced by ``MASK`` (see the module doc)."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key in _SECRET_CONTAINERS:
+                out[key] = _mask_all(item)
+            elif isinstance(item, str) and _SECRET_NAME.search(key):
+                out[key] = MASK
+            else:
+                out[key] = mask_secrets(item, _key=key)
+        return out
+    if isinstance(value, list):
+        return [mask_secrets(item, _key=_key) for item in value]
+    return value
+
+
+def _mask_all(value: Any) -> Any:
+    """Every value inside an ``env`` or ``headers`` field; names stay readable."""
+    if isinstance(value, dict):
+        return {k: (v if k in ("name", "_meta") else _mask_all(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask_all(item) for item in value]
+    if value is None or isinstance(value, bool):
+        return value
+    return MASK
+
+
+@dataclass(eq=False, slots=True)
+class WireRecord:
+    """One line of the wire, as it went: decoded (and cached) only when asked."""
+
+    seq: int
+    at: float
+    """``time.monotonic()`` when it was read or written."""
+    wall: float
+    """``time.time()`` of the same moment."""
+    direction: Direction
+    raw: bytes
+    _summary: tuple[Kind, str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def size(self) -> int:
+        return len(self.raw)
+
+    def decoded(self) -> Any:
+        """The decoded JSON value, or None when the line is not JSON."""
+        try:
+            return decode_line(self.raw)
+        except (ValueError, RecursionError):
+            return None
+
+    def summary(self) -> tuple[Kind, str, Any]:
+        """(kind, method, id): a huge line's are read from its ends, without decoding it."""
+        if self._summary is None:
+            self._summary = _summary_of(self.raw)
+        return self._summary
+
+    @property
+    def kind(self) -> Kind:
+        return self.summary()[0]
+
+    @property
+    def method(self) -> str:
+        return self.summary()[1]
+
+    @property
+    def id(self) -> Any:
+        return self.summary()[2]
+
+    def masked(self) -> Any:
+        """The decoded message with its secrets masked (the raw text when it is not JSON)."""
+        value = self.decoded()
+        if value is None:
+            return self.raw.decode("utf-8", "replace")
+        return mask_secrets(value)
+
+    def full_text(self) -> str:
+        """The whole message, masked, pretty-printed (for copying)."""
+        value = self.masked()
+        if isinstance(value, str):
+            return value
+        return json.dumps(value, indent=2, ensure_ascii=False)
+
+    def preview_text(self, limit: int = 64_000, string_limit: int = 2_000) -> str:
+        """The masked message pretty-printed for reading: long strings cut to ``string_limit``
+        characters and the whole to about ``limit``, each cut said."""
+        value = self.masked()
+        if isinstance(value, str):
+            text = value
+        else:
+            text = json.dumps(_shorten(value, string_limit), indent=2, ensure_ascii=False)
+        if len(text) > limit:
+            text = text[:limit] + f"\n… ({len(text) - limit:,} more characters: copy shows all)"
+        return text
+
+    def log_line(self, agent: str) -> bytes:
+        """This record as one JSON line of the wire log, secrets masked."""
+        value = self.decoded()
+        head = {
+            "time": round(self.wall, 6),
+            "agent": agent,
+            "direction": self.direction,
+        }
+        if value is None:
+            head["raw"] = self.raw.decode("utf-8", "replace")
+            return json.dumps(head, ensure_ascii=False).encode() + b"\n"
+        if _HINT.search(self.raw):
+            head["message"] = mask_secrets(value)
+            return json.dumps(head, ensure_ascii=False).encode() + b"\n"
+        # Nothing to mask: the line itself is the message (valid JSON, decoded above).
+        prefix = json.dumps(head, ensure_ascii=False)[:-1].encode()
+        return prefix + b', "message": ' + self.raw.strip() + b"}\n"
+
+
+def _shorten(value: Any, limit: int) -> Any:
+    if isinstance(value, str):
+        if len(value) > limit:
+            return value[:limit] + f"… ({len(value) - limit:,} more characters)"
+        return value
+    if isinstance(value, dict):
+        return {k: _shorten(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shorten(v, limit) for v in value]
+    return value
+
+
+def _summary_of(raw: bytes) -> tuple[Kind, str, Any]:
+    if len(raw) > HUGE:
+        return _summary_from_ends(raw)
+    try:
+        value = decode_line(raw)
+    except (ValueError, RecursionError):
+        return "invalid", "", None
+    if not isinstance(value, dict):
+        return "invalid", "(batch)" if isinstance(value, list) else "", None
+    method = value.get("method")
+    msg_id = value.get("id")
+    if isinstance(method, str):
+        return ("request" if "id" in value else "notification"), method, msg_id
+    if "error" in value and value["error"] is not None:
+        return "error", "", msg_id
+    if "result" in value:
+        return "response", "", msg_id
+    return "invalid", "", msg_id
+
+
+def _summary_from_ends(raw: bytes) -> tuple[Kind, str, Any]:
+    ends = raw[:4096] + b" " + raw[-4096:]
+    method_match = _METHOD.search(ends)
+    id_match = _ID.search(ends)
+    msg_id: Any = None
+    if id_match is not None:
+        try:
+            msg_id = json.loads(id_match.group(1))
+        except ValueError:
+            msg_id = None
+    if method_match is not None:
+        method = method_match.group(1).decode("utf-8", "replace")
+        return ("request" if id_match else "notification"), method, msg_id
+    found = {m.group(1) for m in _HAS.finditer(ends)}
+    if b"error" in found:
+        return "error", "", msg_id
+    return ("response" if id_match else "invalid"), "", msg_id
+
+
+class WireLog:
+    """The last lines of one agent's traffic, bounded by ``max_records`` and ``max_bytes``.
+
+    ``tap`` is the connection's raw-line hook; ``file`` (optional) gets every record too.
+    """
+
+    def __init__(
+        self,
+        agent: str = "agent",
+        *,
+        max_records: int = MAX_RECORDS,
+        max_bytes: int = MAX_BYTES,
+        file: WireLogFile | None = None,
+    ) -> None:
+        self.agent = agent
+        self.records: deque[WireRecord] = deque()
+        self.max_records = max_records
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.seq = 0
+        """How many records were ever made (the newest's ``seq``)."""
+        self.dropped = 0
+        self.file = file
+
+    def tap(self, direction: str, raw: bytes) -> None:
+        """Record one line (the connection calls this for every line, both ways)."""
+        self.seq += 1
+        record = WireRecord(
+            self.seq, time.monotonic(), time.time(), "send" if direction == "send" else "recv", raw
+        )
+        records = self.records
+        records.append(record)
+        self.bytes += len(raw)
+        while len(records) > 1 and (len(records) > self.max_records or self.bytes > self.max_bytes):
+            self.bytes -= len(records.popleft().raw)
+            self.dropped += 1
+        if self.file is not None:
+            self.file.write(record, self.agent)
+
+    def since(self, seq: int) -> list[WireRecord]:
+        """The records kept whose ``seq`` is above ``seq``, oldest first."""
+        records = self.records
+        if not records or records[-1].seq <= seq:
+            return []
+        start = max(0, seq - records[0].seq + 1)
+        return [records[i] for i in range(start, len(records))]
+
+
+def response_times(records: Iterable[WireRecord]) -> dict[int, float]:
+    """Seconds from each request to its reply, keyed by the reply's and the request's ``seq``.
+
+    A reply answers the request of the same id that went the other way (ours are answered
+    by the agent, the agent's by us); one whose request fell out of the buffer has no time.
+    """
+    waiting: dict[tuple[str, str, Any], WireRecord] = {}
+    times: dict[int, float] = {}
+    for record in records:
+        kind, _method, msg_id = record.summary()
+        if kind == "request":
+            waiting[(record.direction, type(msg_id).__name__, msg_id)] = record
+        elif kind in ("response", "error"):
+            asker = "recv" if record.direction == "send" else "send"
+            request = waiting.pop((asker, type(msg_id).__name__, msg_id), None)
+            if request is not None:
+                elapsed = record.at - request.at
+                times[record.seq] = times[request.seq] = elapsed
+    return times
+
+
+class WireLogFile:
+    """Appends wire records as JSON lines to a file (flushed at most every half second)."""
+
+    FLUSH_EVERY = 0.5
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: IO[bytes] | None = None
+        self._flushed = 0.0
+        self.failed: str | None = None
+
+    def open(self) -> None:
+        """Open (append) now, so a path that cannot be written is said at start."""
+        if self._handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = self.path.open("ab")
+
+    def write(self, record: WireRecord, agent: str) -> None:
+        if self.failed is not None:
+            return
+        try:
+            self.open()
+            assert self._handle is not None
+            self._handle.write(record.log_line(agent))
+            if record.at - self._flushed >= self.FLUSH_EVERY:
+                self._handle.flush()
+                self._flushed = record.at
+        except OSError as exc:
+            self.failed = str(exc)
+
+    def flush(self) -> None:
+        if self._handle is not None:
+            try:
+                self._handle.flush()
+            except OSError as exc:
+                self.failed = str(exc)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            try:
+                self._handle.close()
+            except OSError as exc:
+                self.failed = str(exc)
+            self._handle = None
