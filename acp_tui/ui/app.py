@@ -243,9 +243,11 @@ class AcpApp(PlainToasts):
 
     def action_restart_agent(self) -> None:
         """Restart the current tab's agent; its sessions are reopened where it can."""
+        from acp_tui.ui.session_commands import restart_agent
+
         slot = self.slot
         if self.workspace is not None and slot is not None:
-            self.workspace.restart(slot.agent)
+            restart_agent(self, self.workspace, slot)
 
     def action_export_transcript(self) -> None:
         """Save the conversation as Markdown, to a path the user confirms."""
