@@ -128,7 +128,11 @@ class AcpApp(PlainToasts):
             self.chat_screen.attach(workspace)
             workspace.subscribe(self.post_workspace_event)
             agent = workspace.agent_for(self.launch)
-            workspace.open_new(agent, self.launch.cwd, self.launch.additional_directories)
+            launch = self.launch
+            if launch.continue_last or launch.session_id:
+                self.run_worker(workspace.open_continued(agent, launch.cwd, launch.session_id))
+            else:
+                workspace.open_new(agent, launch.cwd, launch.additional_directories)
             await workspace.wait_closed()
 
     def post_workspace_event(self, event: WorkspaceEvent) -> None:
