@@ -209,6 +209,8 @@ class Opening:
     def _show(self, slot: SessionSlot, session: LiveSession) -> None:
         slot.session = session
         slot.cwd, slot.additional_directories = session.cwd, session.additional_directories
+        if isinstance(slot.intent, OpenNew) and slot.intent.notice:
+            session.transcript.add_notice(slot.intent.notice)
         unwatch = self._unwatch.pop(slot.id, None)
         if unwatch is not None:
             unwatch()
