@@ -16,7 +16,7 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -216,7 +216,10 @@ def _summary_from_ends(raw: bytes) -> tuple[Kind, str, Any]:
 class WireLog:
     """The last lines of one agent's traffic, bounded by ``max_records`` and ``max_bytes``.
 
-    ``tap`` is the connection's raw-line hook; ``file`` (optional) gets every record too.
+    ``tap`` is the connection's raw-line hook: it keeps a tuple per line and nothing else;
+    ``records`` and ``since`` make :class:`WireRecord` objects when someone looks. ``file``
+    (optional) gets every record too. ``clock`` and ``wall_clock`` are ``time.monotonic`` and
+    ``time.time`` (tests pin them).
     """
 
     def __init__(
@@ -226,9 +229,11 @@ class WireLog:
         max_records: int = MAX_RECORDS,
         max_bytes: int = MAX_BYTES,
         file: WireLogFile | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.agent = agent
-        self.records: deque[WireRecord] = deque()
+        self._ring: deque[tuple[int, float, str, bytes]] = deque()
         self.max_records = max_records
         self.max_bytes = max_bytes
         self.bytes = 0
@@ -236,29 +241,53 @@ class WireLog:
         """How many records were ever made (the newest's ``seq``)."""
         self.dropped = 0
         self.file = file
+        self.clock = clock
+        self._wall_offset = wall_clock() - clock()
 
     def tap(self, direction: str, raw: bytes) -> None:
         """Record one line (the connection calls this for every line, both ways)."""
         self.seq += 1
-        record = WireRecord(
-            self.seq, time.monotonic(), time.time(), "send" if direction == "send" else "recv", raw
-        )
-        records = self.records
-        records.append(record)
+        ring = self._ring
+        entry = (self.seq, self.clock(), direction, raw)
+        ring.append(entry)
         self.bytes += len(raw)
-        while len(records) > 1 and (len(records) > self.max_records or self.bytes > self.max_bytes):
-            self.bytes -= len(records.popleft().raw)
-            self.dropped += 1
+        if len(ring) > self.max_records or self.bytes > self.max_bytes:
+            self._trim()
         if self.file is not None:
-            self.file.write(record, self.agent)
+            self.file.write(self._record(entry), self.agent)
+
+    def _trim(self) -> None:
+        ring = self._ring
+        while len(ring) > 1 and (len(ring) > self.max_records or self.bytes > self.max_bytes):
+            self.bytes -= len(ring.popleft()[3])
+            self.dropped += 1
+
+    def _record(self, entry: tuple[int, float, str, bytes]) -> WireRecord:
+        seq, at, direction, raw = entry
+        return WireRecord(
+            seq, at, at + self._wall_offset, "send" if direction == "send" else "recv", raw
+        )
+
+    def __len__(self) -> int:
+        return len(self._ring)
+
+    @property
+    def first_seq(self) -> int:
+        """The ``seq`` of the oldest record kept (``seq + 1`` when none is)."""
+        return self._ring[0][0] if self._ring else self.seq + 1
+
+    @property
+    def records(self) -> list[WireRecord]:
+        """Every record kept, oldest first (made anew on each call)."""
+        return [self._record(entry) for entry in self._ring]
 
     def since(self, seq: int) -> list[WireRecord]:
         """The records kept whose ``seq`` is above ``seq``, oldest first."""
-        records = self.records
-        if not records or records[-1].seq <= seq:
+        ring = self._ring
+        if not ring or ring[-1][0] <= seq:
             return []
-        start = max(0, seq - records[0].seq + 1)
-        return [records[i] for i in range(start, len(records))]
+        start = max(0, seq - ring[0][0] + 1)
+        return [self._record(ring[i]) for i in range(start, len(ring))]
 
 
 def response_times(records: Iterable[WireRecord]) -> dict[int, float]:

@@ -148,7 +148,7 @@ class WireInspector(Screen[None]):
         """Add the records that arrived since the last look (and drop those the log let go)."""
         fresh = self.wire.since(self.shown_seq)
         table = self.table
-        oldest = self.wire.records[0].seq if self.wire.records else 0
+        oldest = self.wire.first_seq
         stale = [key for key in list(table.rows)[:64] if int(key.value or 0) < oldest]
         for key in stale:
             table.remove_row(key)
@@ -169,14 +169,15 @@ class WireInspector(Screen[None]):
         wire = self.wire
         dropped = f", {wire.dropped:,} older let go" if wire.dropped else ""
         self.query_one("#wire-title", Static).update(
-            f"Wire: {self.agent_name} — {len(wire.records):,} messages kept{dropped}"
+            f"Wire: {self.agent_name} — {len(wire):,} messages kept{dropped}"
         )
 
     @on(Input.Changed, "#wire-filter")
     def refilter(self) -> None:
         table = self.table
         table.clear()
-        for record in self.wire.records:
+        for fresh in self.wire.since(0):
+            record = self.by_seq.get(fresh.seq, fresh)
             if record.seq <= self.shown_seq and self._matches(record):
                 table.add_row(*self._row(record), key=str(record.seq))
         if table.row_count:

@@ -28,7 +28,8 @@ def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def fixed_log() -> WireLog:
-    log = WireLog("demo")
+    now = [100.0]
+    log = WireLog("demo", clock=lambda: now[0], wall_clock=lambda: 1_800_000_000 - 100.0 + now[0])
     messages: list[tuple[str, Any]] = [
         ("send", {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                   "params": {"protocolVersion": 1, "clientInfo": {"name": "acp-tui"}}}),
@@ -45,10 +46,8 @@ def fixed_log() -> WireLog:
         ("recv", {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}}),
     ]  # fmt: skip
     for n, (direction, message) in enumerate(messages):
+        now[0] = 100 + n * 0.0125
         log.tap(direction, json.dumps(message, separators=(",", ":")).encode())
-        record = log.records[-1]
-        record.at = 100 + n * 0.0125
-        record.wall = 1_800_000_000 + n * 0.0125
     return log
 
 
