@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+from acp_tui.client.command import AgentCommand
+from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.slots import DraftsReturned, SessionsChanged, SessionSlot
 from acp_tui.client.transcript import NoticeEntry, Transcript
 from acp_tui.config.paths import Paths
@@ -296,3 +299,24 @@ async def test_a_fork_shows_the_history_it_starts_from(
         agent.history.replay_into(fork_id, again)
         both = ["the parent's words", "the fork's words"]
         assert [m.text for m in messages(again, "user")] == both
+
+
+@pytest.mark.parametrize(
+    ("argv", "said", "fix"),
+    [
+        (["no-such-agent-command-xyz"], "not found on PATH", "acp-tui agents list"),
+        ([sys.executable, "-c", "pass"], "before answering initialize", "--acp"),
+    ],
+    ids=["not-found", "exits-at-start"],
+)
+async def test_a_start_up_failure_is_said_in_the_transcript_with_the_fix_to_try(
+    tmp_path: Path, acp_home: Paths, argv: list[str], said: str, fix: str
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project))
+        slot = ws.open_new(agent)
+        await watch.until(lambda: slot.state == "agent_down")
+        notices = [e.text for e in slot.transcript.entries if isinstance(e, NoticeEntry)]
+        assert any(said in n for n in notices), notices
+        assert any(fix in n and "Ctrl+R tries again" in n for n in notices), notices
