@@ -212,7 +212,7 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
             if error is not None and not agent.stopping:
                 slot.transcript.add_notice(agent.error or str(error), "error")
                 fix = what_to_try(error, str(agent.paths.log_dir))
-                slot.transcript.add_notice(fix, "warning")
+                slot.transcript.add_notice(fix, "warning", hint=True)
                 self._want_attention(slot, "failed")
         if error is not None and not agent.stopping and not self.slots_of(agent):
             self.emit(Notice(agent.error or str(error), "error"))
