@@ -72,7 +72,11 @@ class MalformedResponse(AgentError):
 
 def client_capabilities() -> ClientCapabilities:
     """What acp-tui serves, honestly: fs, terminals, terminal login, boolean config options,
-    elicitation forms and URLs."""
+    elicitation forms and URLs.
+
+    ``_meta["terminal-auth"]`` is the older way agents (claude-agent-acp, opencode, kimi) ask
+    whether a client runs terminal logins; without it some offer no terminal login at all.
+    """
     return ClientCapabilities.model_validate(
         {
             "fs": {"readTextFile": True, "writeTextFile": True},
@@ -80,6 +84,7 @@ def client_capabilities() -> ClientCapabilities:
             "auth": {"terminal": True},
             "session": {"configOptions": {"boolean": {}}},
             "elicitation": {"form": {}, "url": {}},
+            "_meta": {"terminal-auth": True},
         }
     )
 

@@ -45,7 +45,9 @@ class LaunchSpec:
     is_demo: bool = False
     """Whether this is the bundled demo agent."""
     display_name: str = ""
-    """The agent's name for the UI."""
+    """The agent's name for the UI until it says its own."""
+    title: str | None = None
+    """The config's ``title`` for the agent: shown instead of the name the agent gives."""
     settings: Settings = field(default_factory=Settings, hash=False)
     """The settings in effect (theme, show_thoughts...), for the UI."""
     warnings: tuple[str, ...] = ()
@@ -178,6 +180,7 @@ def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | No
         additional_directories=_roots(config.additional_directories, cwd),
         protocol_version=protocol or config.protocol,
         display_name=config.title or name,
+        title=config.title,
     )
 
 

@@ -257,7 +257,7 @@ class AcpApp(PlainToasts):
         """Pick the extra roots of a new session in the roots dialog, then open it."""
         from acp_tui.ui.session_commands import new_session_with_roots
 
-        new_session_with_roots(self, self.workspace, self.slot, self.paths)
+        new_session_with_roots(self, self.workspace, self.slot, self.launch, self.paths)
 
     def action_toggle_browser(self) -> None:
         """Show the session browser beside the chat, widen it, hide it."""

@@ -22,6 +22,7 @@ from acp_tui.ui.dialogs.elicitation import ElicitationDialog
 from acp_tui.ui.dialogs.elicitation_form import ElicitationFormDialog
 from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlDialog
 from acp_tui.ui.widgets.form_fields import FieldRow
+from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.snapshots.test_browser_snapshots import Place, build_app, fixed_place
 from tests.snapshots.test_chat_snapshots import Compare, app_of, ready, settle, until
 
@@ -139,6 +140,8 @@ def test_question_before_any_session(snap_compare: Compare, place: Place, tmp_pa
         pilot.app.screen.query(Button).first().press()  # the agent's own login
         await shown(pilot, ElicitationFormDialog)
         assert app.session is None
+        # No session yet, so `ready` cannot be waited for: still, no prompt cursor blinks.
+        app.chat.current_pane.query_one(PromptInput).cursor_blink = False
         await settle(pilot)
 
     app = build_app(place, tmp_path / "demo", "--require-auth", "--auth-elicit")

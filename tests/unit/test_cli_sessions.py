@@ -338,6 +338,10 @@ def test_prune_without_delete_can_still_dry_run(tmp_path: Path, protocol: int) -
     dry = run("prune", "--older-than", "1d", "--dry-run", cwd=project, agent=agent, protocol=v)
     assert dry.returncode == 0, dry.stderr
     assert "ancient" in dry.stdout
+    # It says first that nothing could be deleted, not after listing what would be.
+    first = dry.stdout.splitlines()[0]
+    assert first.startswith("Note: ")
+    assert "does not support session/delete" in first
     refused = run("prune", "--older-than", "1d", "--yes", cwd=project, agent=agent, protocol=v)
     assert refused.returncode == 1
     assert "does not support session/delete" in one_line(refused)

@@ -204,14 +204,17 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlDialog
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
+    from acp_tui.ui.widgets.chat_pane import ChatPane
     from acp_tui.ui.widgets.prompt_input import PromptInput
+    from acp_tui.ui.widgets.queue_view import QueueView
     from acp_tui.ui.widgets.root_list import RootList
     from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 
     return {
         "Anywhere": [AcpApp],
-        "Chat": [ChatScreen],
-        "Prompt": [PromptInput],
+        "Chat": [ChatScreen, ChatPane],
+        "Prompt": [PromptInput, ChatPane],
+        "Queued messages": [QueueView],
         "Session browser": [SessionBrowser, SessionRows],
         "Permission dialog": [PermissionDialog],
         "Form dialog": [ElicitationFormDialog],

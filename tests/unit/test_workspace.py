@@ -192,3 +192,45 @@ async def test_a_failing_listener_or_view_does_not_stop_the_recording(
         recorded = list(ws.cache.events(agent.key, slot.session_id))
         assert len(recorded) > 10
         assert ws.events.failures > 0
+
+
+async def test_a_background_permission_question_waits_for_its_tab(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    """It marks its tab and is asked once the user is there; the shown tab is never blocked."""
+    project = make_project(tmp_path)
+    asked = Scripted()
+    async with workspace(acp_home, project, asked) as (ws, watch):
+        agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
+        background = ws.open_new(agent)
+        shown = ws.open_new(agent)
+        await watch.until(lambda: background.state == shown.state == "ready")
+        ws.submit(background, "permission")
+        await watch.until(lambda: background.attention == "permission")
+        assert asked.asked == []
+        ws.submit(shown, "permission")  # the tab in front is asked at once
+        await watch.until(lambda: idle(shown))
+        assert asked.asked == ["permission"]
+        assert background.busy
+        ws.focus(background)
+        await watch.until(lambda: idle(background))
+        assert asked.asked == ["permission", "permission"]
+        assert background.attention is None
+
+
+async def test_an_agent_dying_under_a_background_tab_leaves_the_others_going(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        doomed_agent = ws.agent_for(demo_spec(tmp_path / "one", project))
+        other_agent = ws.agent_for(demo_spec(tmp_path / "two", project))
+        doomed = ws.open_new(doomed_agent)
+        other = ws.open_new(other_agent)
+        await watch.until(lambda: doomed.state == other.state == "ready")
+        ws.submit(doomed, "crash")
+        await watch.until(lambda: doomed.state == "agent_down")
+        assert doomed.attention == "failed"
+        assert other.state == "ready"
+        ws.submit(other, "still here")
+        await watch.until(lambda: idle(other) and "still here" in agent_text(other.transcript))
