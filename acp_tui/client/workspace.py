@@ -284,10 +284,12 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
         additional_directories: tuple[Path, ...] = (),
         *,
         focus: bool = True,
+        notice: str | None = None,
     ) -> SessionSlot:
-        """A new slot with a new session (`session/new` once the agent is up)."""
+        """A new slot with a new session (`session/new` once the agent is up); ``notice`` is
+        said in it once open."""
         cwd = cwd or agent.launch.cwd
-        return self._add_slot(agent, OpenNew(cwd, additional_directories), focus=focus)
+        return self._add_slot(agent, OpenNew(cwd, additional_directories, notice), focus=focus)
 
     def open_listed(
         self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True

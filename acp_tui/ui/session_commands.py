@@ -21,7 +21,13 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace import Workspace
     from acp_tui.config.paths import Paths
 
-__all__ = ["close_tab", "export_transcript", "new_session_with_roots", "tab_commands"]
+__all__ = [
+    "close_tab",
+    "export_transcript",
+    "new_session_with_roots",
+    "restart_agent",
+    "tab_commands",
+]
 
 
 def tab_commands(
@@ -50,6 +56,32 @@ def tab_commands(
 def close_tab(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     """Close a tab (its session is closed where the agent can; an unused agent stops)."""
     app.run_worker(ws.close_slot(slot), group="close-tab")
+
+
+def restart_agent(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
+    """Restart the tab's agent, also while it runs or hangs; asks first when a turn would be
+    cut short (the restart stops it: the agent's process is replaced)."""
+    agent = slot.agent
+    running = [s for s in ws.slots_of(agent) if s.busy]
+    if not running:
+        ws.restart(agent)
+        return
+    from acp_tui.ui.dialogs.confirm import ConfirmDialog
+
+    tabs = "a turn is running" if len(running) == 1 else f"turns are running in {len(running)} tabs"
+    dialog = ConfirmDialog(
+        f"Restart {sanitize(agent.display_name)}? {tabs.capitalize()}.",
+        confirm_label="Restart",
+        cancel_label="Keep it running",
+        note="The running turn stops; its sessions are reopened after the restart.",
+        destructive=True,
+    )
+
+    def answered(restart: bool | None) -> None:
+        if restart:
+            ws.restart(agent)
+
+    app.push_screen(dialog, callback=answered)
 
 
 def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> None:
