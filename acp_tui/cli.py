@@ -21,6 +21,7 @@ from acp_tui.commands.usage import (
     UsageError,
     check_agent_choice,
     exit_status,
+    output_closed,
     report_usage_error,
     split_agent_command,
 )
@@ -68,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_status(exc)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `acp-tui agents list | head -1`
+        return output_closed()
 
 
 def _chat_parser() -> Parser:

@@ -31,6 +31,7 @@ from acp_tui.protocol.jsonrpc import RpcError
 
 if TYPE_CHECKING:
     from acp_tui.client.agent import AgentClient
+    from acp_tui.client.elicitation import ElicitationHandler
     from acp_tui.client.session import PermissionHandler
     from acp_tui.config.paths import Paths
     from acp_tui.store.transcripts import TranscriptCache
@@ -54,6 +55,8 @@ class Hooks(Protocol):
     async def terminal_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool: ...
 
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler: ...
+
+    def elicitation_handler(self, agent: AgentRuntime) -> ElicitationHandler: ...
 
 
 Connect = Callable[..., AbstractAsyncContextManager["AgentClient"]]
@@ -201,6 +204,7 @@ class AgentRuntime:
             async with connect(
                 self.launch,
                 permission_handler=self.hooks.permission_handler(self),
+                elicitation_handler=self.hooks.elicitation_handler(self),
                 paths=self.paths,
                 tap=self.wire.tap,
             ) as client:

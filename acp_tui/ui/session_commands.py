@@ -6,6 +6,7 @@ a choice to make.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,13 +94,21 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
     if slot is None or session is None:
         app.notify("There is no session to export yet.", severity="warning")
         return
-    default = default_export_path(cwd, session.transcript.title, session.session_id)
+    exports = slot.agent.paths.data_dir / "exports"
+    default = default_export_path(exports, session.transcript.title, session.session_id)
     agent_name = slot.agent.display_name
 
     def save(path: Path | None) -> None:
         if path is None:
             return
-        text = transcript_to_markdown(session.transcript, agent=agent_name, cwd=str(session.cwd))
+        text = transcript_to_markdown(
+            session.transcript,
+            agent=agent_name,
+            cwd=str(session.cwd),
+            terminals=session.terminal_output,
+        )
+        with contextlib.suppress(OSError):  # write_export says what is wrong
+            path.parent.mkdir(parents=True, exist_ok=True)
         try:
             write_export(path, text)
         except (OSError, UnicodeError) as exc:
