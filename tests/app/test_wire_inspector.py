@@ -71,20 +71,20 @@ async def test_the_palette_opens_it_and_a_huge_line_is_cut_for_reading_and_copie
         assert app.slot is not None
         slot = app.slot
         app.workspace.submit(slot, "huge")
-        await wait_for(pilot, lambda: len(last_text(slot)) > 20_000_000)
-        await wait_for(pilot, lambda: slot.transcript.state == "idle")
+        await wait_for(pilot, lambda: len(last_text(slot)) > 20_000_000, seconds=60)
+        await wait_for(pilot, lambda: slot.transcript.state == "idle", seconds=60)
         await pilot.press("ctrl+p")
         await pilot.press(*"Wire inspector")
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, WireInspector)
-        await wait_for(pilot, lambda: any(r[7].endswith("MB") for r in rows(screen)))
+        await wait_for(pilot, lambda: any(r[7].endswith("MB") for r in rows(screen)), seconds=60)
         index = next(i for i, r in enumerate(rows(screen)) if r[7].endswith("MB"))
         assert rows(screen)[index][2:5] == ["←", "notification", "session/update"]
         screen.query_one("#wire-table", DataTable).move_cursor(row=index)
-        await wait_for(pilot, lambda: "more characters" in detail(screen), seconds=30)
+        await wait_for(pilot, lambda: "more characters" in detail(screen), seconds=60)
         assert len(detail(screen)) < 100_000
         await pilot.press("c")
-        await wait_for(pilot, lambda: len(screen.copied) > 20 * 1024 * 1024, seconds=30)
+        await wait_for(pilot, lambda: len(screen.copied) > 20 * 1024 * 1024, seconds=60)
         assert json.loads(screen.copied)["params"]["update"]["content"]["text"].startswith(
             "This is a huge reply line"
         )
