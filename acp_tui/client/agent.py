@@ -36,6 +36,7 @@ from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.process import AgentProcess, spawn_agent
 from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
+from acp_tui.client.terminal_gate import TerminalPolicy
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
@@ -88,10 +89,13 @@ class AgentClient(SessionCalls):
         process: AgentProcess,
         *,
         permission_handler: PermissionHandler = refuse_permission,
+        terminal_policy: TerminalPolicy | None = None,
     ) -> None:
         self.launch = launch
         self.process = process
         self.permission_handler = permission_handler
+        self.terminal_policy = terminal_policy or TerminalPolicy()
+        """Which agent commands run, with which env (the Workspace's follows the settings)."""
         self.connection = Connection(
             process.stdout,
             process.stdin,
@@ -231,7 +235,8 @@ class AgentClient(SessionCalls):
         if method == "fs/write_text_file":
             return await self._session_for(params).write_text_file(params)
         if method.startswith("terminal/"):
-            return await self._session_for(params).handle_terminal(method, params)
+            session = self._session_for(params)
+            return await session.handle_terminal(method, params, self.terminal_policy)
         raise RpcError.method_not_found(method)
 
     async def _on_notification(self, method: str, params: Any) -> None:
@@ -298,13 +303,19 @@ async def connect(
     launch: LaunchSpec,
     *,
     permission_handler: PermissionHandler = refuse_permission,
+    terminal_policy: TerminalPolicy | None = None,
     paths: Paths | None = None,
     init_timeout: float = 30.0,
 ) -> AsyncIterator[AgentClient]:
     """Launch the agent, initialize it, and yield the client; shut everything down on exit."""
     paths = paths or get_paths()
     async with spawn_agent(launch.agent, log_dir=paths.log_dir) as process:
-        client = AgentClient(launch, process, permission_handler=permission_handler)
+        client = AgentClient(
+            launch,
+            process,
+            permission_handler=permission_handler,
+            terminal_policy=terminal_policy,
+        )
         # Raised after the task group is left, so callers get the error itself (AgentExited,
         # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
         failure: Exception | None = None

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["PermissionQueue"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 class PermissionQueue:
@@ -65,6 +67,10 @@ class PermissionQueue:
         """Wait for this request's turn, then run ``handler`` (default: the queue's own).
 
         With the default handler this is a `PermissionHandler` itself."""
+        return await self.run(lambda: (handler or self.handler)(session, request))
+
+    async def run(self, question: Callable[[], Awaitable[T]]) -> T:
+        """Wait for this question's turn among the others, then ask it (``question()``)."""
         turn = anyio.Event()
         self._turns.append(turn)
         if len(self._turns) == 1:
@@ -72,7 +78,7 @@ class PermissionQueue:
         self._changed()
         try:
             await turn.wait()
-            return await (handler or self.handler)(session, request)
+            return await question()
         finally:
             was_first = self._turns[0] is turn
             self._turns.remove(turn)

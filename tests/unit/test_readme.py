@@ -202,6 +202,7 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.dialogs.confirm import ConfirmDialog
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
+    from acp_tui.ui.dialogs.terminal import TerminalDialog
     from acp_tui.ui.widgets.chat_pane import ChatPane
     from acp_tui.ui.widgets.prompt_input import PromptInput
     from acp_tui.ui.widgets.queue_view import QueueView
@@ -216,6 +217,7 @@ def binding_owners() -> dict[str, list[type]]:
         "Session browser": [SessionBrowser, SessionRows],
         "Permission dialog": [PermissionDialog],
         "Roots dialog": [RootsDialog],
+        "Command dialog": [TerminalDialog],
         "Roots dialog, folder field": [PathInput],
         "Roots dialog, tree": [RootTree],
         "Roots dialog, list": [RootList],
