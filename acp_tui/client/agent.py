@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import anyio.to_thread
 from anyio.abc import TaskGroup
 from pydantic import ValidationError
 
@@ -40,7 +41,12 @@ from acp_tui.client.terminal_gate import TerminalPolicy
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
-from acp_tui.protocol.connection import Connection, describe_validation_error
+from acp_tui.protocol.connection import (
+    BIG_LINE,
+    Connection,
+    describe_validation_error,
+    line_bytes,
+)
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
 from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
@@ -50,6 +56,7 @@ log = logging.getLogger(__name__)
 CLIENT_INFO = Implementation(name="acp-tui", title="acp-tui", version=__version__)
 
 _R = TypeVar("_R", bound=WireModel)
+_T = TypeVar("_T")
 
 UpdateListener = Callable[[str, SessionUpdate], object]
 """Sees every `session/update` of every session, as ``(session_id, update)``."""
@@ -78,6 +85,14 @@ def client_capabilities() -> ClientCapabilities:
             "_meta": {"terminal-auth": True},
         }
     )
+
+
+async def off_loop_if_big(parse: Callable[[Any], _T], params: Any) -> _T:
+    """``parse(params)``, in a worker thread when the message came in a big line (200,000 plan
+    entries take seconds to validate: the app must not freeze meanwhile)."""
+    if line_bytes.get() > BIG_LINE:
+        return await anyio.to_thread.run_sync(parse, params)
+    return parse(params)
 
 
 class AgentClient(SessionCalls):
@@ -137,12 +152,14 @@ class AgentClient(SessionCalls):
     async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
         """Send a typed request and parse the typed result."""
         try:
-            raw = await self.connection.request(
+            raw, size = await self.connection.request_sized(
                 method, None if params is None else params.to_wire()
             )
         except ConnectionClosed:
             raise await self._exit_error(f"during {method}") from None
         try:
+            if size > BIG_LINE:  # e.g. 100,000 sessions in one page
+                return await anyio.to_thread.run_sync(result.from_wire, raw)
             return result.from_wire(raw)
         except ValidationError as exc:
             raise MalformedResponse(
@@ -220,7 +237,7 @@ class AgentClient(SessionCalls):
 
     async def _on_request(self, method: str, params: Any) -> Any:
         if method == "session/request_permission":
-            request = self.dialect.permission_request(params)
+            request = await off_loop_if_big(self.dialect.permission_request, params)
             session = self.sessions.get(request.session_id)
             if session is None or session.closed:
                 log.warning(
@@ -244,7 +261,7 @@ class AgentClient(SessionCalls):
             log.debug("ignoring notification %s", method)
             return
         try:
-            session_id, events = self.dialect.parse_update(params)
+            session_id, events = await off_loop_if_big(self.dialect.parse_update, params)
         except ValidationError as exc:
             log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
             return

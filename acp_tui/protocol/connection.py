@@ -13,6 +13,11 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
 * Lines of any size are read (no 64 KiB limit); a line that is not JSON-RPC is logged and
   skipped; nothing a peer sends can end the read loop except the end of the stream, which fails
   every pending request with ``ConnectionClosed``.
+* A line over ``BIG_LINE`` bytes is decoded in a worker thread, so that the event loop keeps
+  running (mostly: ``json`` holds the GIL while it scans one huge string); while its messages
+  are handled, ``line_bytes`` tells handlers its size so they can do their own heavy parsing
+  off the loop too.
+* Invalid UTF-8 inside a line is replaced (U+FFFD), not a reason to drop the whole message.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.to_thread
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from pydantic import ValidationError
 
@@ -49,6 +56,25 @@ NotificationHandler = Callable[[str, Any], Awaitable[None]]
 
 CANCEL_REQUEST = "$/cancel_request"
 
+BIG_LINE = 1_000_000
+"""Lines longer than this (bytes) are decoded off the event loop."""
+
+line_bytes: ContextVar[int] = ContextVar("line_bytes", default=0)
+"""The size of the line whose messages are being handled (seen by handlers and the tasks they
+start): over ``BIG_LINE``, a handler should parse it off the event loop too."""
+
+
+def decode_line(line: bytes) -> Any:
+    """One line as JSON; invalid UTF-8 in it is replaced rather than failing the line.
+
+    Raises ValueError or RecursionError (too deeply nested) when it is not JSON.
+    """
+    try:
+        return json.loads(line)
+    except UnicodeDecodeError:
+        return json.loads(line.decode("utf-8", "replace"))
+
+
 _STREAM_ENDED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
 
 
@@ -58,6 +84,7 @@ class _Pending:
     done: anyio.Event = field(default_factory=anyio.Event)
     result: Any = None
     error: BaseException | None = None
+    line_bytes: int = 0
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -112,6 +139,12 @@ class Connection:
 
     async def request(self, method: str, params: Any = None) -> Any:
         """Send a request and wait for its result; raises RpcError or ConnectionClosed."""
+        result, _ = await self.request_sized(method, params)
+        return result
+
+    async def request_sized(self, method: str, params: Any = None) -> tuple[Any, int]:
+        """Like ``request``, with the size of the line the result came in (0 when small): a big
+        result is better parsed off the event loop."""
         if self._closed_reason is not None:
             raise ConnectionClosed(self._closed_reason)
         self._next_id += 1
@@ -140,7 +173,7 @@ class Connection:
             self._pending.pop(key, None)
         if pending.error is not None:
             raise pending.error
-        return pending.result
+        return pending.result, pending.line_bytes
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification; raises ConnectionClosed when the peer is gone."""
@@ -240,21 +273,31 @@ class Connection:
             await self._handle_line(bytes(buffer), tg)
 
     async def _handle_line(self, line: bytes, tg: TaskGroup) -> None:
-        if not line.strip():
+        size = len(line)
+        if not line or line.isspace():
             return
+        big = len(line) > BIG_LINE
         try:
-            decoded = json.loads(line)
+            if big:
+                decoded = await anyio.to_thread.run_sync(decode_line, line)
+            else:
+                decoded = decode_line(line)
         except (ValueError, RecursionError):
             self.skipped_lines += 1
             preview = line[:200].decode("utf-8", "replace")
             log.warning("%s sent a line that is not JSON, skipped: %s", self.name, preview)
             return
         batch = decoded if isinstance(decoded, list) and decoded else [decoded]
-        for item in batch:
-            try:
-                await self._dispatch(item, tg)
-            except Exception:
-                log.exception("%s: failed to dispatch a message", self.name)
+        token = line_bytes.set(size) if big else None
+        try:
+            for item in batch:
+                try:
+                    await self._dispatch(item, tg)
+                except Exception:
+                    log.exception("%s: failed to dispatch a message", self.name)
+        finally:
+            if token is not None:
+                line_bytes.reset(token)
 
     async def _dispatch(self, obj: Any, tg: TaskGroup) -> None:
         if self.tracer is not None:
@@ -284,6 +327,7 @@ class Connection:
             return
         pending.result = message.result
         pending.error = message.error
+        pending.line_bytes = line_bytes.get()
         pending.done.set()
 
     async def _handle_notification(self, message: Notification) -> None:
