@@ -21,6 +21,7 @@ from anyio.abc import TaskGroup
 from pydantic import ValidationError
 
 from acp_tui import __version__
+from acp_tui.client import preencoded
 from acp_tui.client.calls import SessionCalls, TurnWaiter
 from acp_tui.client.capabilities import Capabilities
 from acp_tui.client.dialects import Dialect, dialect_for
@@ -261,7 +262,7 @@ class AgentClient(SessionCalls):
             log.debug("ignoring notification %s", method)
             return
         try:
-            session_id, events = await off_loop_if_big(self.dialect.parse_update, params)
+            session_id, events = await off_loop_if_big(self._parse_update, params)
         except ValidationError as exc:
             log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
             return
@@ -281,6 +282,15 @@ class AgentClient(SessionCalls):
                     updates = [event]
             for update in updates:
                 self.updates.emit(session_id, update)
+            preencoded.drop((event, *updates))
+
+    def _parse_update(self, params: Any) -> tuple[str, list[Event]]:
+        """Parse a ``session/update``; in a worker thread (a big line), also encode its updates
+        for the recorder there."""
+        session_id, events = self.dialect.parse_update(params)
+        if line_bytes.get() > BIG_LINE:
+            preencoded.encode_all(events)
+        return session_id, list(events)
 
     def _turn_state(self, session: LiveSession, event: TurnStateChanged) -> None:
         """A v2 ``state_update``: idle ends the prompt waiting for it (or a background turn)."""

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from acp_tui.client import preencoded
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
@@ -173,7 +174,7 @@ class SessionRecorder:
         try:
             # Serialised in one step by pydantic: re-encoding every streamed update in Python
             # was most of the cost of recording a long replay.
-            wire = update.model_dump_json(by_alias=True, exclude_unset=True)
+            wire = preencoded.take(update)
         except ValueError:
             self.cache.record_update(self.agent_key, session_id, update.to_wire(), flush=flush)
         else:

@@ -98,7 +98,8 @@ async def measure(project: Path, agent: list[str]) -> dict[str, Any]:
         ticker = Ticker()
         tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
-        for case in PROMPT_CASES:
+        only = os.environ.get("HOSTILE_CASES")  # a comma-separated subset, for a closer look
+        for case in only.split(",") if only else PROMPT_CASES:
             ticker.reset()
             started = time.perf_counter()
             turns = len([e for e in slot.transcript.entries if isinstance(e, MessageEntry)])

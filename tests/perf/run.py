@@ -56,6 +56,12 @@ def bench_sessions_live() -> dict[str, Any]:
     return bench_live.run()
 
 
+def bench_hostile() -> dict[str, Any]:
+    import bench_hostile
+
+    return bench_hostile.run()
+
+
 BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": bench_startup,
     "stream": bench_stream,
@@ -63,6 +69,7 @@ BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "session_list": bench_session_list,
     "replay": bench_replay,
     "sessions_live": bench_sessions_live,
+    "hostile": bench_hostile,
 }
 
 

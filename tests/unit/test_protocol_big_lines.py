@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from acp_tui.protocol import connection as connection_module
-from acp_tui.protocol.connection import line_bytes
+from acp_tui.protocol.connection import BIG_LINE, line_bytes
 from tests.unit.rpc_helpers import RawPeer, dispose_peers, line, running
 
 
@@ -70,3 +70,40 @@ async def test_a_big_line_is_decoded_in_a_thread_and_its_size_is_told(
     assert [t is main for t in decoded_in] == [True, False]
     assert sizes == [0, len(big) - 1]
     assert line_bytes.get() == 0
+
+
+async def test_a_big_lines_messages_are_parsed_in_a_thread() -> None:
+    from acp_tui.client.agent import off_loop_if_big
+
+    def where(_: object) -> threading.Thread:
+        return threading.current_thread()
+
+    main = threading.current_thread()
+    assert await off_loop_if_big(where, None) is main
+    token = line_bytes.set(BIG_LINE + 1)
+    try:
+        assert await off_loop_if_big(where, None) is not main
+    finally:
+        line_bytes.reset(token)
+
+
+def test_updates_encoded_off_the_loop_are_what_the_recorder_would_write() -> None:
+    from acp_tui.client import preencoded
+    from acp_tui.protocol.updates import SessionNotification
+
+    update = SessionNotification.from_wire(
+        {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "plan",
+                "entries": [{"content": "a", "priority": "high", "status": "pending"}],
+            },
+        }
+    ).update
+    expected = update.model_dump_json(by_alias=True, exclude_unset=True)
+    preencoded.encode_all([update, "not a model"])
+    assert preencoded.take(update) == expected
+    assert preencoded.take(update) == expected  # encoded anew once taken
+    preencoded.encode_all([update])
+    preencoded.drop([update])
+    assert preencoded._encoded == {}
