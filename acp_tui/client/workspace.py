@@ -110,6 +110,7 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
         self._unwatch: dict[int, Callable[[], None]] = {}
         self.permissions = PermissionQueue(refuse_permission)
         """Every agent's permission requests, asked one at a time, in order."""
+        self.cache.on_trouble = self.recording_trouble
 
     # -- life ------------------------------------------------------------------------------------
 
@@ -265,6 +266,19 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
         finally:
             if slot.attention == "permission":
                 self.clear_attention(slot)
+
+    def recording_trouble(self, trouble: str | None) -> None:
+        """Recording the local history stopped (a full disk), or works again: said in every
+        tab's transcript, where it stays."""
+        text = "Recording the local history works again."
+        if trouble is not None:
+            text = (
+                f"Recording the local history stopped: {trouble}. Every update tries again; "
+                "what arrives meanwhile is missing from the local copy."
+            )
+        for slot in self.slots:
+            slot.transcript.add_notice(text, "info" if trouble is None else "warning")
+        self.emit(Notice(text, "info" if trouble is None else "warning"))
 
     def _tell_agent(self, agent: AgentRuntime, text: str, level: str = "info") -> None:
         slots = self.slots_of(agent)
