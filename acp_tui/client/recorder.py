@@ -83,6 +83,15 @@ class TranscriptSink(Protocol):
     ) -> bool: ...
 
 
+INDEX_TITLE_LIMIT = 1000
+"""The most characters of a title kept in the index (the recorded update keeps it whole): an
+agent's 20 MB title must not be rewritten with the index on every change."""
+
+
+def _clip(title: str | None) -> str | None:
+    return title[:INDEX_TITLE_LIMIT] if title is not None else None
+
+
 def agent_key_for(launch: LaunchSpec) -> str:
     """A stable key for the agent's cache: its argv, without the path of a Python interpreter.
 
@@ -188,9 +197,9 @@ class SessionRecorder:
         fields = update.model_fields_set
         if "title" in fields and "updated_at" in fields:
             self.cache.update_info(
-                self.agent_key, session_id, title=update.title, updated_at=update.updated_at
+                self.agent_key, session_id, title=_clip(update.title), updated_at=update.updated_at
             )
         elif "title" in fields:
-            self.cache.update_info(self.agent_key, session_id, title=update.title)
+            self.cache.update_info(self.agent_key, session_id, title=_clip(update.title))
         elif "updated_at" in fields:
             self.cache.update_info(self.agent_key, session_id, updated_at=update.updated_at)

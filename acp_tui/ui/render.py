@@ -471,7 +471,7 @@ def render_thought_header(preview: str, expanded: bool, styles: Styles) -> Text:
     """The one line that stands for a thought; clicking it expands or collapses the thought."""
     if expanded:
         return Text("💭 thought — click to collapse", style=styles.thought, no_wrap=True)
-    words = " ".join(sanitize(preview).split())
+    words = " ".join(sanitize(preview, LABEL_LIMIT).split())
     text = Text("💭 thought — click to expand", style=styles.thought, no_wrap=True)
     if words:
         text.append(f": {words}", style=styles.tool_meta)

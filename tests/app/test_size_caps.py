@@ -107,3 +107,22 @@ async def test_100k_sessions_show_a_window_of_rows_that_grows_near_its_end() -> 
         rows.highlighted = WINDOW - 1
         await wait_for(pilot, lambda: rows.option_count == 2 * WINDOW + 1)
         assert len(rows.infos) == 100_000
+
+
+def test_a_20mb_session_title_makes_a_short_tab() -> None:
+    from types import SimpleNamespace
+    from typing import cast
+
+    from acp_tui.client.slots import SessionSlot
+    from acp_tui.ui.widgets.session_tabs import TITLE_WIDTH, tab_label
+
+    slot = SimpleNamespace(
+        title="S" * 20_000_000,
+        state="ready",
+        attention=None,
+        busy=False,
+        agent=SimpleNamespace(display_name="A" * 1_000_000),
+    )
+    label = str(tab_label(cast(SessionSlot, slot), 1, with_agent=True))
+    assert len(label) < 200
+    assert f"{'S' * (TITLE_WIDTH - 1)}…" in label
