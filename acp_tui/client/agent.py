@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import anyio.to_thread
 from anyio.abc import TaskGroup
 from pydantic import ValidationError
 
 from acp_tui import __version__
+from acp_tui.client import preencoded
 from acp_tui.client.calls import SessionCalls, TurnWaiter
 from acp_tui.client.capabilities import Capabilities
 from acp_tui.client.coalesce import ChunkRun, text_chunk
@@ -44,11 +46,18 @@ from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.process import AgentProcess, spawn_agent
 from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
+from acp_tui.client.terminal_gate import TerminalPolicy
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
 from acp_tui.protocol.client_methods import CompleteElicitationNotification
-from acp_tui.protocol.connection import Connection, Tap, describe_validation_error
+from acp_tui.protocol.connection import (
+    BIG_LINE,
+    Connection,
+    Tap,
+    describe_validation_error,
+    line_bytes,
+)
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
 from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
@@ -58,6 +67,7 @@ log = logging.getLogger(__name__)
 CLIENT_INFO = Implementation(name="acp-tui", title="acp-tui", version=__version__)
 
 _R = TypeVar("_R", bound=WireModel)
+_T = TypeVar("_T")
 
 UpdateListener = Callable[[str, SessionUpdate], object]
 """Sees every `session/update` of every session, as ``(session_id, update)``."""
@@ -90,6 +100,14 @@ def client_capabilities() -> ClientCapabilities:
     )
 
 
+async def off_loop_if_big(parse: Callable[[Any], _T], params: Any) -> _T:
+    """``parse(params)``, in a worker thread when the message came in a big line (200,000 plan
+    entries take seconds to validate: the app must not freeze meanwhile)."""
+    if line_bytes.get() > BIG_LINE:
+        return await anyio.to_thread.run_sync(parse, params)
+    return parse(params)
+
+
 class AgentClient(SessionCalls):
     """One connected agent. Build it with :func:`connect`."""
 
@@ -101,6 +119,7 @@ class AgentClient(SessionCalls):
         permission_handler: PermissionHandler = refuse_permission,
         elicitation_handler: ElicitationHandler = cancel_elicitation,
         tap: Tap | None = None,
+        terminal_policy: TerminalPolicy | None = None,
     ) -> None:
         self.launch = launch
         self.process = process
@@ -108,6 +127,8 @@ class AgentClient(SessionCalls):
         self.elicitation_handler = elicitation_handler
         self.url_questions = UrlQuestions()
         """URL elicitations being asked (`elicitation/complete` finds them by id)."""
+        self.terminal_policy = terminal_policy or TerminalPolicy()
+        """Which agent commands run, with which env (the Workspace's follows the settings)."""
         self.connection = Connection(
             process.stdout,
             process.stdin,
@@ -153,12 +174,14 @@ class AgentClient(SessionCalls):
     async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
         """Send a typed request and parse the typed result."""
         try:
-            raw = await self.connection.request(
+            raw, size = await self.connection.request_sized(
                 method, None if params is None else params.to_wire()
             )
         except ConnectionClosed:
             raise await self._exit_error(f"during {method}") from None
         try:
+            if size > BIG_LINE:  # e.g. 100,000 sessions in one page
+                return await anyio.to_thread.run_sync(result.from_wire, raw)
             return result.from_wire(raw)
         except ValidationError as exc:
             raise MalformedResponse(
@@ -236,7 +259,7 @@ class AgentClient(SessionCalls):
 
     async def _on_request(self, method: str, params: Any) -> Any:
         if method == "session/request_permission":
-            request = self.dialect.permission_request(params)
+            request = await off_loop_if_big(self.dialect.permission_request, params)
             session = self.sessions.get(request.session_id)
             if session is None or session.closed:
                 log.warning(
@@ -253,7 +276,8 @@ class AgentClient(SessionCalls):
         if method == "fs/write_text_file":
             return await self._session_for(params).write_text_file(params)
         if method.startswith("terminal/"):
-            return await self._session_for(params).handle_terminal(method, params)
+            session = self._session_for(params)
+            return await session.handle_terminal(method, params, self.terminal_policy)
         raise RpcError.method_not_found(method)
 
     async def elicit(self, params: Any) -> dict[str, Any]:
@@ -306,6 +330,16 @@ class AgentClient(SessionCalls):
         if method != "session/update":
             log.debug("ignoring notification %s", method)
             return
+        if line_bytes.get() > BIG_LINE:  # parsed in a worker thread, the loop keeps going
+            try:
+                session_id, events = await off_loop_if_big(self._parse_update, params)
+            except ValidationError as exc:
+                log.warning(
+                    "skipping a malformed session/update: %s", describe_validation_error(exc)
+                )
+                return
+            self._apply_events(session_id, events)
+            return
         self._apply_update(params)
 
     def apply_held(self) -> None:
@@ -317,10 +351,13 @@ class AgentClient(SessionCalls):
 
     def _apply_update(self, params: Any) -> None:
         try:
-            session_id, events = self.dialect.parse_update(params)
+            session_id, events = self._parse_update(params)
         except ValidationError as exc:
             log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
             return
+        self._apply_events(session_id, events)
+
+    def _apply_events(self, session_id: str, events: list[Event]) -> None:
         for event in events:
             session = self.sessions.get(session_id)
             if isinstance(event, TurnStateChanged):
@@ -337,6 +374,15 @@ class AgentClient(SessionCalls):
                     updates = [event]
             for update in updates:
                 self.updates.emit(session_id, update)
+            preencoded.drop((event, *updates))
+
+    def _parse_update(self, params: Any) -> tuple[str, list[Event]]:
+        """Parse a ``session/update``; in a worker thread (a big line), also encode its updates
+        for the recorder there."""
+        session_id, events = self.dialect.parse_update(params)
+        if line_bytes.get() > BIG_LINE:
+            preencoded.encode_all(events)
+        return session_id, list(events)
 
     def _turn_state(self, session: LiveSession, event: TurnStateChanged) -> None:
         """A v2 ``state_update``: idle ends the prompt waiting for it (or a background turn)."""
@@ -377,6 +423,7 @@ async def connect(
     *,
     permission_handler: PermissionHandler = refuse_permission,
     elicitation_handler: ElicitationHandler = cancel_elicitation,
+    terminal_policy: TerminalPolicy | None = None,
     paths: Paths | None = None,
     init_timeout: float = 30.0,
     tap: Tap | None = None,
@@ -393,6 +440,7 @@ async def connect(
             permission_handler=permission_handler,
             elicitation_handler=elicitation_handler,
             tap=tap,
+            terminal_policy=terminal_policy,
         )
         # Raised after the task group is left, so callers get the error itself (AgentExited,
         # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.

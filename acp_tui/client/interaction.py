@@ -1,8 +1,9 @@
 """Provides Interaction: the questions only the user can answer, and Headless, nobody to ask.
 
 The Workspace asks through an Interaction (the app answers with dialogs); a headless command
-gives `Headless`, which approves nothing, answers no elicitation (``cancel``: nobody saw it, so
-``decline`` would be a lie), logs in with nothing and drops no roots.
+gives `Headless`, which approves nothing (no permission, no command unless the ``terminal``
+setting allows them all), answers no elicitation (``cancel``: nobody saw it, so ``decline``
+would be a lie), logs in with nothing and drops no roots.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from acp_tui.client.elicitation import Answer, Elicitation
     from acp_tui.client.runtime import AgentRuntime
     from acp_tui.client.slots import SessionSlot
+    from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
 
 __all__ = ["Headless", "Interaction", "TerminalRun"]
 
@@ -59,6 +61,10 @@ class Interaction(Protocol):
     async def run_terminal_login(
         self, argv: list[str], env: dict[str, str], cwd: Path
     ) -> TerminalRun: ...
+
+    async def confirm_terminal(
+        self, slot: SessionSlot, request: TerminalAsk
+    ) -> TerminalAnswer | None: ...
 
 
 class Headless:
@@ -109,6 +115,12 @@ class Headless:
         self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
     ) -> bool:
         return False
+
+    async def confirm_terminal(
+        self, slot: SessionSlot, request: TerminalAsk
+    ) -> TerminalAnswer | None:
+        """Nobody to ask: with ``terminal = "ask"`` no command runs."""
+        return "deny"
 
     async def run_terminal_login(
         self, argv: list[str], env: dict[str, str], cwd: Path

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from acp_tui.client import preencoded
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
@@ -80,6 +81,15 @@ class TranscriptSink(Protocol):
         title: str | None = ...,
         updated_at: str | None = ...,
     ) -> bool: ...
+
+
+INDEX_TITLE_LIMIT = 1000
+"""The most characters of a title kept in the index (the recorded update keeps it whole): an
+agent's 20 MB title must not be rewritten with the index on every change."""
+
+
+def _clip(title: str | None) -> str | None:
+    return title[:INDEX_TITLE_LIMIT] if title is not None else None
 
 
 def agent_key_for(launch: LaunchSpec) -> str:
@@ -184,7 +194,7 @@ class SessionRecorder:
         try:
             # Serialised in one step by pydantic: re-encoding every streamed update in Python
             # was most of the cost of recording a long replay.
-            wire = update.model_dump_json(by_alias=True, exclude_unset=True)
+            wire = preencoded.take(update)
         except ValueError:
             self.cache.record_update(self.agent_key, session_id, update.to_wire(), flush=flush)
         else:
@@ -198,9 +208,9 @@ class SessionRecorder:
         fields = update.model_fields_set
         if "title" in fields and "updated_at" in fields:
             self.cache.update_info(
-                self.agent_key, session_id, title=update.title, updated_at=update.updated_at
+                self.agent_key, session_id, title=_clip(update.title), updated_at=update.updated_at
             )
         elif "title" in fields:
-            self.cache.update_info(self.agent_key, session_id, title=update.title)
+            self.cache.update_info(self.agent_key, session_id, title=_clip(update.title))
         elif "updated_at" in fields:
             self.cache.update_info(self.agent_key, session_id, updated_at=update.updated_at)

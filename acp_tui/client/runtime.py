@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from acp_tui.client.agent import AgentClient
     from acp_tui.client.elicitation import ElicitationHandler
     from acp_tui.client.session import PermissionHandler
+    from acp_tui.client.terminal_gate import TerminalPolicy
     from acp_tui.config.paths import Paths
     from acp_tui.store.transcripts import TranscriptCache
 
@@ -57,6 +58,7 @@ class Hooks(Protocol):
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler: ...
 
     def elicitation_handler(self, agent: AgentRuntime) -> ElicitationHandler: ...
+    def terminal_policy(self, agent: AgentRuntime) -> TerminalPolicy: ...
 
 
 Connect = Callable[..., AbstractAsyncContextManager["AgentClient"]]
@@ -205,6 +207,7 @@ class AgentRuntime:
                 self.launch,
                 permission_handler=self.hooks.permission_handler(self),
                 elicitation_handler=self.hooks.elicitation_handler(self),
+                terminal_policy=self.hooks.terminal_policy(self),
                 paths=self.paths,
                 tap=self.wire.tap,
             ) as client:

@@ -18,6 +18,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from acp_tui.client.elicitation import CANCELLED, Answer, Elicitation, ElicitationHandler
 from acp_tui.client.fs import FileSystem
 from acp_tui.client.roots import RootSet
+from acp_tui.client.terminal_gate import CommandLine, TerminalAsk, TerminalPolicy, refused
 from acp_tui.client.terminals import TerminalManager, TerminalOutput
 from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.client_methods import (
@@ -68,6 +69,8 @@ class LiveSession:
     task_group: TaskGroup | None = None
     """Where long-lived helpers (the terminal manager) run: the client's own task group."""
     closed: bool = False
+    allowed_commands: set[CommandLine] = field(default_factory=set)
+    """The command lines the user allowed for this session (``TerminalAsk.key``)."""
     _terminals: TerminalManager | None = field(default=None, init=False)
     _terminals_stop: anyio.Event = field(default_factory=anyio.Event, init=False)
     _terminals_gone: anyio.Event = field(default_factory=anyio.Event, init=False)
@@ -168,6 +171,20 @@ class LiveSession:
         finally:
             self._terminals_gone.set()
 
+    async def _create_terminal(self, params: Any, policy: TerminalPolicy) -> dict[str, Any]:
+        create = CreateTerminalRequest.model_validate(params)
+        args = list(create.args or [])
+        env = {v.name: v.value for v in create.env or []}
+        cwd = create.cwd or str(self.cwd)
+        if policy.approve is not None:
+            ask = TerminalAsk.build(create.command, args, cwd, env, policy.env)
+            if not await policy.approve(self, ask):
+                raise refused(ask)
+        terms = await self.terminals()
+        terms.env_policy = policy.env
+        terminal_id = await terms.create(create.command, args, env, cwd, create.output_byte_limit)
+        return CreateTerminalResponse(terminal_id=terminal_id).to_wire()
+
     def terminal_output(self, terminal_id: str) -> TerminalOutput | None:
         """What a terminal printed, also after it was released (for display): one of the
         client's, or one the agent owns and reports in updates (ACP v2)."""
@@ -177,18 +194,13 @@ class LiveSession:
         agents = self.transcript.agent_terminals.get(terminal_id)
         return None if agents is None else agents.snapshot()
 
-    async def handle_terminal(self, method: str, params: Any) -> dict[str, Any]:
-        terms = await self.terminals()
+    async def handle_terminal(
+        self, method: str, params: Any, policy: TerminalPolicy | None = None
+    ) -> dict[str, Any]:
+        """Serve a ``terminal/*`` request; ``create`` runs only what ``policy`` approves."""
         if method == "terminal/create":
-            create = CreateTerminalRequest.model_validate(params)
-            terminal_id = await terms.create(
-                create.command,
-                list(create.args or []),
-                {v.name: v.value for v in create.env or []},
-                create.cwd or str(self.cwd),
-                create.output_byte_limit,
-            )
-            return CreateTerminalResponse(terminal_id=terminal_id).to_wire()
+            return await self._create_terminal(params, policy or TerminalPolicy())
+        terms = await self.terminals()
         if method == "terminal/output":
             out = terms.output(TerminalOutputRequest.model_validate(params).terminal_id)
             status = (

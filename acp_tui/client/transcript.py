@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.terminals import AgentTerminal
@@ -115,6 +115,19 @@ class ToolCallEntry(Entry):
     raw_output: Any = None
 
 
+class PlanItem(Protocol):
+    """One plan entry as the transcript shows it (a wire ``PlanEntry`` or a ``PlanEntryView``)."""
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def priority(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+
 @dataclass(eq=False, slots=True)
 class PlanEntryView:
     content: str
@@ -124,9 +137,12 @@ class PlanEntryView:
 
 @dataclass(eq=False, slots=True)
 class PlanEntryBlock(Entry):
-    """The agent's plan; each plan update replaces the entries whole."""
+    """The agent's plan; each plan update replaces the entries whole.
 
-    entries: list[PlanEntryView] = field(default_factory=list)
+    The entries are the wire models themselves: copying 200,000 of them into views would hold
+    the event loop for seconds."""
+
+    entries: Sequence[PlanItem] = field(default_factory=list)
 
 
 @dataclass(eq=False, slots=True)
@@ -405,7 +421,7 @@ class Transcript:
             entry.raw_output = update.raw_output
 
     def set_plan(self, entries: Sequence[PlanEntry]) -> None:
-        views = [PlanEntryView(e.content, e.priority, e.status) for e in entries]
+        views: list[PlanItem] = list(entries)
         if self._plan_index is not None:
             plan = self.entries[self._plan_index]
             assert isinstance(plan, PlanEntryBlock)

@@ -60,6 +60,8 @@ from acp_tui.client.slots import (
     SlotState,
     WorkspaceEvent,
 )
+from acp_tui.client.terminal_gate import AskingSession, TerminalAsk, TerminalPolicy
+from acp_tui.client.terminal_spawn import EnvPolicy
 from acp_tui.client.wire_log import WireLogFile
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.client_methods import (
@@ -112,7 +114,9 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
         self._next_id = 0
         self._unwatch: dict[int, Callable[[], None]] = {}
         self.permissions = PermissionQueue(refuse_permission)
-        """Every agent's questions (permissions, elicitations), asked one at a time, in order."""
+        """Every agent's questions (permissions, elicitations, commands), asked one at a time,
+        in order."""
+        self.cache.on_trouble = self.recording_trouble
 
     # -- life ------------------------------------------------------------------------------------
 
@@ -238,20 +242,9 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
             slot = self.slot_showing(agent, live.session_id)
             if slot is None:
                 return CancelledPermissionOutcome()
-
-            async def ask_user(
-                _live: LiveSession, question: RequestPermissionRequest
-            ) -> RequestPermissionOutcome:
-                return await self.interaction.ask_permission(slot, question)
-
-            try:
-                while slot is not self.current:
-                    self._want_attention(slot, "permission")
-                    await self._focus_changed.wait()
-                return await self.permissions.ask(live, request, ask_user)
-            finally:
-                if slot.attention == "permission":
-                    self.clear_attention(slot)
+            return await self._ask_in_turn(
+                slot, lambda: self.interaction.ask_permission(slot, request)
+            )
 
         return ask
 
@@ -279,6 +272,51 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
                     self.clear_attention(slot)
 
         return ask
+
+    def terminal_policy(self, agent: AgentRuntime) -> TerminalPolicy:
+        """The agent's commands run as the ``terminal`` setting says (asked like permission)."""
+        settings = agent.launch.settings
+        env = EnvPolicy(allow=frozenset(settings.terminal_env_allow))
+
+        async def approve(live: AskingSession, ask: TerminalAsk) -> bool:
+            mode = settings.terminal
+            if mode != "ask" or ask.key in live.allowed_commands:
+                return mode != "deny"
+            slot = self.slot_showing(agent, live.session_id)
+            if slot is None:
+                return False
+            answer = await self._ask_in_turn(
+                slot, lambda: self.interaction.confirm_terminal(slot, ask)
+            )
+            if answer == "session":
+                live.allowed_commands.add(ask.key)
+            return answer in ("once", "session")
+
+        return TerminalPolicy(env, approve)
+
+    async def _ask_in_turn(self, slot: SessionSlot, question: Callable[[], Awaitable[T]]) -> T:
+        """Ask once the slot is shown (marked meanwhile), one question at a time."""
+        try:
+            while slot is not self.current:
+                self._want_attention(slot, "permission")
+                await self._focus_changed.wait()
+            return await self.permissions.turn(question)
+        finally:
+            if slot.attention == "permission":
+                self.clear_attention(slot)
+
+    def recording_trouble(self, trouble: str | None) -> None:
+        """Recording the local history stopped (a full disk), or works again: said in every
+        tab's transcript, where it stays."""
+        text = "Recording the local history works again."
+        if trouble is not None:
+            text = (
+                f"Recording the local history stopped: {trouble}. Every update tries again; "
+                "what arrives meanwhile is missing from the local copy."
+            )
+        for slot in self.slots:
+            slot.transcript.add_notice(text, "info" if trouble is None else "warning")
+        self.emit(Notice(text, "info" if trouble is None else "warning"))
 
     def _tell_agent(self, agent: AgentRuntime, text: str, level: str = "info") -> None:
         slots = self.slots_of(agent)

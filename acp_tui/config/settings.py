@@ -111,6 +111,14 @@ class Settings:
     registry_url: str = field(default=DEFAULT_REGISTRY_URL, metadata={"check": check_registry_url})
     """Where acp-tui reads the ACP agent registry, the list of agents it can add for you."""
 
+    terminal: Literal["ask", "allow", "deny"] = "ask"
+    """Whether the agent's commands (`terminal/create`) run: "ask" asks for each command line
+    not allowed yet in the session, "allow" runs them all, "deny" none."""
+
+    terminal_env_allow: list[str] = field(default_factory=list)
+    """Environment variables the agent may set for its commands even though they could run
+    hidden code (`LD_PRELOAD`, `PYTHONPATH`...), which are otherwise dropped."""
+
     agents: dict[str, AgentConfig] = field(default_factory=dict)
     """The configured agents, keyed by the name used with `acp-tui -a NAME`."""
 

@@ -18,6 +18,11 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
   notification handler may so hold back updates to apply them together (see AgentClient).
 * ``tap`` (optional) sees every line as raw bytes, ``("recv", line)`` before it is decoded and
   ``("send", line)`` once encoded: a cheap hook for a wire log (nothing is parsed for it).
+* A line over ``BIG_LINE`` bytes is decoded in a worker thread, so that the event loop keeps
+  running (mostly: ``json`` holds the GIL while it scans one huge string); while its messages
+  are handled, ``line_bytes`` tells handlers its size so they can do their own heavy parsing
+  off the loop too.
+* Invalid UTF-8 inside a line is replaced (U+FFFD), not a reason to drop the whole message.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.to_thread
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from pydantic import ValidationError
 from pydantic_core import from_json
@@ -62,6 +68,14 @@ incoming_request_id: ContextVar[RequestId] = ContextVar("incoming_request_id", d
 """The id of the peer's request being served, inside its handler (a request the handler sends
 may refer to it, e.g. an elicitation scoped to the client's `authenticate`)."""
 
+BIG_LINE = 1_000_000
+"""Lines longer than this (bytes) are decoded off the event loop."""
+
+line_bytes: ContextVar[int] = ContextVar("line_bytes", default=0)
+"""The size of the line whose messages are being handled (seen by handlers and the tasks they
+start): over ``BIG_LINE``, a handler should parse it off the event loop too."""
+
+
 _STREAM_ENDED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
 
 
@@ -71,6 +85,7 @@ class _Pending:
     done: anyio.Event = field(default_factory=anyio.Event)
     result: Any = None
     error: BaseException | None = None
+    line_bytes: int = 0
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -88,12 +103,17 @@ def decode_line(line: bytes) -> Any:
 
     pydantic-core's parser is about twice as fast as ``json`` on the small lines that make most
     of the traffic. Whatever it refuses (a lone surrogate escape, which ``json`` accepts, or
-    anything invalid) goes through ``json.loads``, so the result is always ``json``'s.
+    anything invalid) goes through ``json.loads``, so the result is always ``json``'s; invalid
+    UTF-8 inside a string is replaced (U+FFFD) rather than failing the line.
     """
     try:
         return from_json(line)
     except ValueError:
+        pass
+    try:
         return json.loads(line)
+    except UnicodeDecodeError:
+        return json.loads(line.decode("utf-8", "replace"))
 
 
 async def _no_requests(method: str, params: Any) -> Any:
@@ -140,6 +160,12 @@ class Connection:
 
     async def request(self, method: str, params: Any = None) -> Any:
         """Send a request and wait for its result; raises RpcError or ConnectionClosed."""
+        result, _ = await self.request_sized(method, params)
+        return result
+
+    async def request_sized(self, method: str, params: Any = None) -> tuple[Any, int]:
+        """Like ``request``, with the size of the line the result came in (0 when small): a big
+        result is better parsed off the event loop."""
         if self._closed_reason is not None:
             raise ConnectionClosed(self._closed_reason)
         self._next_id += 1
@@ -168,7 +194,7 @@ class Connection:
             self._pending.pop(key, None)
         if pending.error is not None:
             raise pending.error
-        return pending.result
+        return pending.result, pending.line_bytes
 
     def pending_method(self, request_id: Any) -> str | None:
         """The method of our request ``request_id`` while it waits for its answer, else None."""
@@ -292,18 +318,23 @@ class Connection:
                 log.exception("%s: applying the notifications received failed", self.name)
 
     async def _handle_line(self, line: bytes, tg: TaskGroup) -> None:
-        if self.tap is not None and line and not line.isspace():
+        if not line or line.isspace():
+            return
+        if self.tap is not None:
             self.tap("recv", line)
+        size = len(line)
+        big = size > BIG_LINE
         try:
-            decoded = decode_line(line)
+            if big:
+                decoded = await anyio.to_thread.run_sync(decode_line, line)
+            else:
+                decoded = decode_line(line)
         except (ValueError, RecursionError):
-            if not line or line.isspace():
-                return
             self.skipped_lines += 1
             preview = line[:200].decode("utf-8", "replace")
             log.warning("%s sent a line that is not JSON, skipped: %s", self.name, preview)
             return
-        if type(decoded) is dict and "id" not in decoded and self.tracer is None:
+        if type(decoded) is dict and "id" not in decoded and self.tracer is None and not big:
             # Most lines are notifications: the same as `_dispatch` -> `classify` does, inline.
             method = decoded.get("method")
             if type(method) is str and method != CANCEL_REQUEST:
@@ -313,11 +344,16 @@ class Connection:
                     log.exception("%s: notification handler for %s failed", self.name, method)
                 return
         batch = decoded if isinstance(decoded, list) and decoded else [decoded]
-        for item in batch:
-            try:
-                await self._dispatch(item, tg)
-            except Exception:
-                log.exception("%s: failed to dispatch a message", self.name)
+        token = line_bytes.set(size) if big else None
+        try:
+            for item in batch:
+                try:
+                    await self._dispatch(item, tg)
+                except Exception:
+                    log.exception("%s: failed to dispatch a message", self.name)
+        finally:
+            if token is not None:
+                line_bytes.reset(token)
 
     async def _dispatch(self, obj: Any, tg: TaskGroup) -> None:
         if self.tracer is not None:
@@ -349,6 +385,7 @@ class Connection:
             return
         pending.result = message.result
         pending.error = message.error
+        pending.line_bytes = line_bytes.get()
         pending.done.set()
 
     async def _handle_notification(self, message: Notification) -> None:

@@ -103,16 +103,27 @@ def read_index(path: Path) -> dict[str, CachedSession]:
     except OSError as exc:
         log.debug("cannot read the session index %s: %s", path, exc)
         return {}
-    except ValueError as exc:
-        log.warning("ignoring the corrupt session index %s: %s", path, exc)
+    except (ValueError, RecursionError) as exc:
+        # Starting afresh: the sessions are still the agent's, and the index is rewritten.
+        log.warning("ignoring the corrupt session index %s: %s", path, exc or "nested too deeply")
         return {}
     entries = raw.get("sessions") if isinstance(raw, dict) else None
     sessions: dict[str, CachedSession] = {}
     for item in entries if isinstance(entries, list) else []:
         session = CachedSession.from_json(item)
-        if session is not None:
+        if session is not None and _writable(session):
             sessions[session.session_id] = session
     return sessions
+
+
+def _writable(session: CachedSession) -> bool:
+    """Whether the entry can be written back (its unknown keys may nest too deeply to)."""
+    try:
+        json.dumps(session.extra)
+    except (ValueError, TypeError, RecursionError):
+        log.warning("dropping an unusable entry of the session index: %s", session.session_id)
+        return False
+    return True
 
 
 def write_index(path: Path, agent_key: str, sessions: Iterable[CachedSession]) -> list[str]:

@@ -109,6 +109,10 @@ class TranscriptCache:
         self.root = root if root is not None else get_paths().data_dir / "transcripts"
         self.failures = 0
         """How many writes failed (the first one is logged as a warning, the rest at debug)."""
+        self.failing: str | None = None
+        """Why the last write failed, while writes fail (None: recording works)."""
+        self.on_trouble: Callable[[str | None], None] | None = None
+        """Told why recording stopped, once, and None once it works again."""
         self._clean_tail: set[Path] = set()
         # A few transcripts stay open (flushed after every line, so an app crash loses
         # nothing): opening the file per update dominated the cost of recording a replay.
@@ -287,7 +291,10 @@ class TranscriptCache:
                 handle.flush()
         except OSError as exc:
             self._close_handle(path)
+            self._clean_tail.discard(path)  # the line may be torn: the next one starts afresh
             self._failed(f"could not record to {path}", exc)
+        else:
+            self._recovered()
 
     def _handle(self, path: Path) -> BinaryIO:
         handle = self._open.get(path)
@@ -319,6 +326,22 @@ class TranscriptCache:
             log.warning("%s: %s (the transcript cache carries on without it)", what, exc)
         else:
             log.debug("%s: %s", what, exc)
+        if self.failing is None:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.failing = reason
+            self._tell(reason)
+
+    def _recovered(self) -> None:
+        if self.failing is not None:
+            self.failing = None
+            self._tell(None)
+
+    def _tell(self, trouble: str | None) -> None:
+        if self.on_trouble is not None:
+            try:
+                self.on_trouble(trouble)
+            except Exception:
+                log.exception("the transcript cache's trouble listener failed")
 
     # -- the index -----------------------------------------------------------------------------
 
@@ -377,9 +400,10 @@ class TranscriptCache:
         path = self.index_path(agent_key)
         try:
             dropped = write_index(path, agent_key, index.values())
-        except OSError as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             self._failed(f"could not write the session index {path}", exc)
             return
+        self._recovered()
         for session_id in dropped:
             self._remove_transcript(agent_key, session_id)
 
@@ -447,7 +471,7 @@ class TranscriptCache:
                     update = _adapters()[0].validate_python(event.update)
                 else:
                     blocks = _adapters()[1].validate_python(event.blocks)
-            except ValidationError as exc:
+            except (ValidationError, RecursionError) as exc:
                 log.debug("skipping an invalid recorded event: %s", exc)
                 continue
             if isinstance(event, RecordedUpdate):
@@ -463,8 +487,8 @@ def _parse_line(raw: bytes) -> RecordedEvent | None:
         return None
     try:
         data = json.loads(raw)
-    except ValueError:
-        log.debug("skipping a torn or corrupt transcript line")
+    except (ValueError, RecursionError):
+        log.debug("skipping a torn, corrupt or too deeply nested transcript line")
         return None
     if not isinstance(data, dict):
         return None

@@ -1,9 +1,9 @@
 """Provides DialogInteraction: the Workspace's questions answered with the app's dialogs.
 
-Permission, elicitation (a form or a URL), login method and "go on without the extra roots?" are
-modal dialogs; a terminal login suspends the app and runs the agent's own command on the real
-terminal. Dialogs are imported when shown (they need the protocol models, which the first frame
-does not).
+Permission, elicitation (a form or a URL), running an agent's command, login method and "go on
+without the extra roots?" are modal dialogs; a terminal login suspends the app and runs the
+agent's own command on the real terminal. Dialogs are imported when shown (they need the
+protocol models, which the first frame does not).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from acp_tui.client.permissions import PermissionQueue
     from acp_tui.client.runtime import AgentRuntime
     from acp_tui.client.slots import SessionSlot
+    from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
     from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
 
 __all__ = ["DialogInteraction", "TerminalRunner", "ask", "withdraw"]
@@ -161,6 +162,15 @@ class DialogInteraction:
             if unsubscribe is not None:
                 unsubscribe()
         return answer if answer is not None else CANCELLED
+
+    async def confirm_terminal(
+        self, slot: SessionSlot, request: TerminalAsk
+    ) -> TerminalAnswer | None:
+        """Ask whether the agent may run a command, over the asking session's tab."""
+        from acp_tui.ui.dialogs.terminal import TerminalDialog
+
+        self.focus_slot(slot)
+        return await ask(self.app, TerminalDialog(request))
 
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str

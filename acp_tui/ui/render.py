@@ -39,7 +39,7 @@ from acp_tui.protocol.tools import (
     DiffToolCallContent,
     TerminalToolCallContent,
 )
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, LIST_LIMIT, TEXT_LIMIT, more_text, sanitize
 
 
 class Styles(NamedTuple):
@@ -111,13 +111,18 @@ def _render_tool_call(entry: ToolCallEntry, options: RenderOptions) -> Renderabl
     styles = options.styles
     icon = STATUS_ICONS.get(entry.status, "?")
     header = Text(f"{icon} ", style=styles.tool)
-    header.append(sanitize(entry.title), style=styles.tool)
+    header.append(sanitize(entry.title, TEXT_LIMIT), style=styles.tool)
     header.append(f"  {entry.kind} · {entry.status.replace('_', ' ')}", style=styles.tool_meta)
     parts: list[RenderableType] = [header]
-    for location in entry.locations:
-        where = sanitize(location.path) + (f":{location.line}" if location.line else "")
+    for location in entry.locations[:LIST_LIMIT]:
+        where = sanitize(location.path, LABEL_LIMIT) + (
+            f":{location.line}" if location.line else ""
+        )
         parts.append(Text(f"  {where}", style=styles.tool_meta))
-    for item in entry.content:
+    if len(entry.locations) > LIST_LIMIT:
+        hidden = more_text(len(entry.locations) - LIST_LIMIT, "locations")
+        parts.append(Text(f"  {hidden}", style=styles.tool_meta))
+    for item in entry.content[:LIST_LIMIT]:
         if isinstance(item, DiffToolCallContent):
             parts.append(render_diff(item.path, item.old_text, item.new_text, styles))
         elif isinstance(item, TerminalToolCallContent):
@@ -133,6 +138,9 @@ def _render_tool_call(entry: ToolCallEntry, options: RenderOptions) -> Renderabl
         else:
             kind = getattr(item, "type", "?")
             parts.append(Text(f"  [tool output of kind {kind!r} not shown]", style=styles.notice))
+    if len(entry.content) > LIST_LIMIT:
+        hidden = more_text(len(entry.content) - LIST_LIMIT, "pieces of tool output")
+        parts.append(Text(f"  {hidden}", style=styles.tool_meta))
     return Group(*parts)
 
 
@@ -221,12 +229,16 @@ def _render_terminal(terminal_id: str, options: RenderOptions) -> RenderableType
 
 def _render_plan(entry: PlanEntryBlock, styles: Styles) -> RenderableType:
     text = Text("Plan\n", style=styles.tool)
-    for item in entry.entries:
+    for item in entry.entries[:LIST_LIMIT]:
         icon = PLAN_ICONS.get(item.status, "?")
-        text.append(f"  {icon} {sanitize(item.content)}", style=_plan_style(item.status, styles))
+        content = sanitize(item.content, TEXT_LIMIT)
+        text.append(f"  {icon} {content}", style=_plan_style(item.status, styles))
         if item.priority == "high":
             text.append("  (high)", style=styles.tool_meta)
         text.append("\n")
+    if len(entry.entries) > LIST_LIMIT:
+        hidden = more_text(len(entry.entries) - LIST_LIMIT, "plan entries")
+        text.append(f"  {hidden}", style=styles.tool_meta)
     text.rstrip()
     return text
 
@@ -459,7 +471,7 @@ def render_thought_header(preview: str, expanded: bool, styles: Styles) -> Text:
     """The one line that stands for a thought; clicking it expands or collapses the thought."""
     if expanded:
         return Text("💭 thought — click to collapse", style=styles.thought, no_wrap=True)
-    words = " ".join(sanitize(preview).split())
+    words = " ".join(sanitize(preview, LABEL_LIMIT).split())
     text = Text("💭 thought — click to expand", style=styles.thought, no_wrap=True)
     if words:
         text.append(f": {words}", style=styles.tool_meta)

@@ -14,7 +14,16 @@ from textual.content import Content
 
 from acp_tui.client.safe_text import sanitize
 
-__all__ = ["LABEL_LIMIT", "NAME_LIMIT", "TEXT_LIMIT", "safe_content", "safe_text", "sanitize"]
+__all__ = [
+    "LABEL_LIMIT",
+    "LIST_LIMIT",
+    "NAME_LIMIT",
+    "TEXT_LIMIT",
+    "more_text",
+    "safe_content",
+    "safe_text",
+    "sanitize",
+]
 
 NAME_LIMIT = 60
 """The most characters of a name shown among other things (the status line's titles)."""
@@ -22,6 +31,14 @@ LABEL_LIMIT = 200
 """The most characters of a label (a button, an option, a row's title)."""
 TEXT_LIMIT = 1000
 """The most characters of a message (a dialog's question, a reason, a toast)."""
+LIST_LIMIT = 100
+"""The most items of an agent's list shown (plan entries, locations, commands...); the rest are
+counted ("… N more"), and kept in the data."""
+
+
+def more_text(hidden: int, what: str) -> str:
+    """The line that stands for ``hidden`` items not shown."""
+    return f"… {hidden:,} more {what}"
 
 
 def safe_content(text: str, style: str = "", *, limit: int | None = None) -> Content:

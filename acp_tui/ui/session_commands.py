@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.app import App, SystemCommand
 
 from acp_tui.client.launch import DEMO_AGENT_NAME
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, sanitize
 
 if TYPE_CHECKING:
     from acp_tui.client.launch import LaunchSpec
@@ -46,10 +46,10 @@ def tab_commands(
     for number, slot in enumerate(ws.slots, start=1):
         if slot is current:
             continue
-        title = sanitize(slot.title or "new session")
+        title = sanitize(slot.title or "new session", LABEL_LIMIT)
         yield SystemCommand(
             f"Switch to tab {number}: {title}",
-            f"{sanitize(slot.agent.display_name)} · {slot.cwd} (Alt+{number})",
+            f"{sanitize(slot.agent.display_name, NAME_LIMIT)} · {slot.cwd} (Alt+{number})",
             lambda slot=slot: ws.focus(slot),
         )
 

@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.pilot import Pilot
@@ -16,9 +17,10 @@ from acp_tui.client.terminals import TerminalOutput
 from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.dialogs.terminal import TerminalDialog
 from acp_tui.ui.render import BlockScanner, Piece
 from acp_tui.ui.transcript_view import TranscriptView
-from tests.app.helpers import wait_for
+from tests.app.helpers import wait_for, wait_for_screen
 
 
 def update(**wire: Any) -> SessionUpdate:
@@ -294,12 +296,17 @@ def test_scanner_cuts_the_same_however_the_text_streams_in() -> None:
     assert tail.text.endswith("end")
 
 
-async def test_demo_agent_terminal_and_thought(make_app: Callable[..., AcpApp]) -> None:
+async def test_demo_agent_terminal_and_thought(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         view = app.chat.current_pane.query_one(TranscriptView)
         await pilot.press(*"think terminal", "enter")
+        await wait_for_screen(pilot, TerminalDialog)
+        await pilot.press("a")  # allow once
         await wait_for(pilot, lambda: "│ hello from the demo agent" in text_of(view))
         await wait_for(
             pilot, lambda: app.session is not None and app.session.transcript.state == "idle"

@@ -68,6 +68,12 @@ def bench_wire_replay() -> dict[str, Any]:
     return bench_wire.run_replay()
 
 
+def bench_hostile() -> dict[str, Any]:
+    import bench_hostile
+
+    return bench_hostile.run()
+
+
 BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": bench_startup,
     "stream": bench_stream,
@@ -77,6 +83,7 @@ BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "sessions_live": bench_sessions_live,
     "wire_stream": bench_wire_stream,
     "wire_replay": bench_wire_replay,
+    "hostile": bench_hostile,
 }
 
 

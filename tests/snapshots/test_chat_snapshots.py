@@ -23,6 +23,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog
 from acp_tui.ui.dialogs.export import ExportDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
+from acp_tui.ui.dialogs.terminal import TerminalDialog
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
 SIZE = (110, 34)
@@ -105,8 +106,25 @@ def test_thought_and_plan(snap_compare: Compare, make_snapshot_app: Callable[...
     assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=turn("think plan"))
 
 
-def test_terminal_output(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
-    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=turn("terminal"))
+def test_terminal_output(
+    snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+
+    async def run(pilot: Pilot[int]) -> None:
+        await ready(pilot)
+        app = app_of(pilot)
+        await pilot.press(*"terminal", "enter")
+        await until(pilot, lambda: isinstance(app.screen, TerminalDialog))
+        await pilot.pause()
+        await pilot.press("a")  # allow once
+        await until(
+            pilot,
+            lambda: app.session is not None and app.session.transcript.stop_reason is not None,
+        )
+        await settle(pilot)
+
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=run)
 
 
 def test_markup_and_escapes_shown_literally(

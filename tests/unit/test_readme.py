@@ -204,6 +204,7 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlDialog
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
+    from acp_tui.ui.dialogs.terminal import TerminalDialog
     from acp_tui.ui.widgets.chat_pane import ChatPane
     from acp_tui.ui.widgets.prompt_input import PromptInput
     from acp_tui.ui.widgets.queue_view import QueueView
@@ -221,6 +222,7 @@ def binding_owners() -> dict[str, list[type]]:
         "Form dialog": [ElicitationFormDialog],
         "URL dialog": [ElicitationUrlDialog],
         "Roots dialog": [RootsDialog],
+        "Command dialog": [TerminalDialog],
         "Roots dialog, folder field": [PathInput],
         "Roots dialog, tree": [RootTree],
         "Roots dialog, list": [RootList],

@@ -15,6 +15,7 @@ from acp_tui.client.elicitation import CANCELLED, DECLINED, Answer, Elicitation
 from acp_tui.client.interaction import TerminalRun
 from acp_tui.client.runtime import AgentRuntime
 from acp_tui.client.slots import SessionSlot, WorkspaceEvent
+from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
 from acp_tui.client.workspace import Workspace
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.client_methods import (
@@ -36,6 +37,8 @@ class Scripted:
     auth: str | None = None
     roots: bool = False
     login_exit: int = 0
+    terminal: TerminalAnswer | None = "once"
+    commands: list[TerminalAsk] = field(default_factory=list)
     asked: list[str] = field(default_factory=list)
     logins: list[list[str]] = field(default_factory=list)
 
@@ -67,6 +70,13 @@ class Scripted:
     ) -> bool:
         self.asked.append("roots")
         return self.roots
+
+    async def confirm_terminal(
+        self, slot: SessionSlot, request: TerminalAsk
+    ) -> TerminalAnswer | None:
+        self.asked.append("terminal")
+        self.commands.append(request)
+        return self.terminal
 
     async def run_terminal_login(
         self, argv: list[str], env: dict[str, str], cwd: Path

@@ -8,7 +8,9 @@ for lazily.
 
 With thousands of rows loaded, re-rendering every row costs far more than a frame, so each row's
 option is kept (and reused while its session, mark, tags and displayed age stay the same: its
-height stays cached too), and a page that only adds rows at the end is appended.
+height stays cached too), and a page that only adds rows at the end is appended. An agent may
+answer with a hundred thousand sessions in one page: only the first ``WINDOW`` rows get an
+option, and the window grows by as many whenever the user comes near its end.
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ from acp_tui.client.session_list import (
 )
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
-from acp_tui.ui.safe_text import LABEL_LIMIT, sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, more_text, sanitize
 
 STATE_ROW = "state:"
 """Option ids of the state rows start with this (session ids never do)."""
 NEAR_END = 3
 """Rows from the end at which the next page is asked for."""
+WINDOW = 500
+"""How many more loaded rows get shown each time the user comes near the last one shown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +171,11 @@ class SessionRows(OptionList):
         """Each session's latest row, shown or not (a search hides rows; they come back)."""
         self.shown: list[ShownRow] = []
         """The session rows on screen, in order (the state row aside)."""
+        self.window = WINDOW
+        """How many of the loaded rows are shown (the rest once the user scrolls to them)."""
+        self.pending: tuple[Sequence[SessionInfo], dict[str, list[str]], RowState] | None = None
+        """What ``show_rows`` was last given, while part of it is not shown yet."""
+        self.growing = False
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self.check_near_end, init=False)
@@ -174,10 +183,18 @@ class SessionRows(OptionList):
     def show_rows(
         self, infos: Sequence[SessionInfo], tags: dict[str, list[str]], state: RowState
     ) -> None:
-        """Replace the rows, keeping the highlighted session (or its position)."""
+        """Replace the rows, keeping the highlighted session (or its position); at most
+        ``window`` of them are shown, then a row counting the rest."""
+        self.pending = None
+        self.growing = False
+        if len(infos) > self.window:
+            self.pending = (infos, tags, state)
+            if state.kind not in ("loading", "error"):
+                state = RowState("more", more_text(len(infos) - self.window, "below…"))
+        all_infos, infos = infos, infos[: self.window]
         keep_id = self.highlighted_id
         keep_index = self.highlighted
-        self.infos = {info.session_id: info for info in infos}
+        self.infos = {info.session_id: info for info in all_infos}
         self.tags = tags
         self.marked &= set(self.infos)
         tail: list[Option] = []
@@ -321,5 +338,14 @@ class SessionRows(OptionList):
         count = self.option_count
         near_by_key = self.highlighted is not None and self.highlighted >= count - NEAR_END
         near_by_scroll = self.scroll_y >= self.max_scroll_y - 2
-        if near_by_key or near_by_scroll:
-            self.post_message(self.NearEnd())
+        if not (near_by_key or near_by_scroll):
+            return
+        if self.pending is not None:  # loaded rows not shown yet: show more of them
+            if self.growing or (not near_by_key and self.max_scroll_y == 0):
+                return  # already growing, or not laid out yet (a window is taller than the list)
+            self.growing = True
+            self.window += WINDOW
+            infos, tags, state = self.pending
+            self.call_later(self.show_rows, infos, tags, state)
+            return
+        self.post_message(self.NearEnd())

@@ -25,8 +25,12 @@ from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionR
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
 from acp_tui.ui.render import Styles, render_diff
-from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, LIST_LIMIT, TEXT_LIMIT, more_text, sanitize
 from acp_tui.ui.transcript_view import TranscriptView
+
+OPTIONS_SHOWN = 20
+"""The most option buttons shown; an agent offering more has the rest counted (never
+offered: a hundred thousand buttons would freeze the app)."""
 
 # Single-key answers by option kind (Toad's convention): a/A allow, r/R reject.
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
@@ -73,7 +77,7 @@ class PermissionDialog(ModalScreen[str | None]):
         self.keys: dict[str, str] = {}
         for number, option in enumerate(request.options[:9], start=1):
             self.keys[str(number)] = option.option_id
-        for option in request.options:
+        for option in request.options[:OPTIONS_SHOWN]:
             key = KIND_KEYS.get(str(option.kind))
             if key and key not in self.keys:
                 self.keys[key] = option.option_id
@@ -89,8 +93,12 @@ class PermissionDialog(ModalScreen[str | None]):
             with VerticalScroll(id="permission-preview"):
                 yield Static(self._preview())
             with Vertical(id="permission-options"):
-                for option in self.request.options:
+                options = self.request.options
+                for option in options[:OPTIONS_SHOWN]:
                     yield Button(self._label(option), name=option.option_id, disabled=True)
+                if len(options) > OPTIONS_SHOWN:
+                    hidden = more_text(len(options) - OPTIONS_SHOWN, "options (not shown)")
+                    yield Static(Content(hidden), id="permission-more")
             yield Static(id="permission-waiting")
 
     def on_mount(self) -> None:
@@ -125,21 +133,29 @@ class PermissionDialog(ModalScreen[str | None]):
         parts: list[RenderableType] = []
         if isinstance(request, PermissionRequestView):  # v2: a description, a command subject
             if request.description:
-                parts.append(Text(sanitize(request.description)))
+                parts.append(Text(sanitize(request.description, TEXT_LIMIT)))
             if request.subject_type == "command" and request.command:
-                where = f"  (in {sanitize(request.command_cwd)})" if request.command_cwd else ""
-                parts.append(Text(f"$ {sanitize(request.command)}{where}", style="bold"))
+                cwd = request.command_cwd
+                where = f"  (in {sanitize(cwd, LABEL_LIMIT)})" if cwd else ""
+                command = sanitize(request.command, TEXT_LIMIT)
+                parts.append(Text(f"$ {command}{where}", style="bold"))
         if tool.kind:
             parts.append(Text(f"kind: {tool.kind}", style="dim"))
-        for location in tool.locations or []:
-            parts.append(Text(sanitize(location.path), style="dim"))
-        for item in tool.content or []:
+        locations = tool.locations or []
+        for location in locations[:LIST_LIMIT]:
+            parts.append(Text(sanitize(location.path, LABEL_LIMIT), style="dim"))
+        if len(locations) > LIST_LIMIT:
+            parts.append(Text(more_text(len(locations) - LIST_LIMIT, "locations"), style="dim"))
+        content = tool.content or []
+        if len(content) > LIST_LIMIT:
+            parts.append(Text(more_text(len(content) - LIST_LIMIT, "pieces"), style="dim"))
+        for item in content[:LIST_LIMIT]:
             if isinstance(item, DiffToolCallContent):
                 parts.append(
                     render_diff(item.path, item.old_text, item.new_text, self.diff_styles())
                 )
             elif isinstance(item, ContentToolCallContent) and isinstance(item.content, TextContent):
-                parts.append(Text(sanitize(item.content.text)))
+                parts.append(Text(sanitize(item.content.text, TEXT_LIMIT * 10)))
         return Group(*parts) if parts else Text("(no details given)", style="dim")
 
     def diff_styles(self) -> Styles:

@@ -20,7 +20,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from acp_tui.client.mentions import filter_paths, mention_for
-from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, safe_content, sanitize
+from acp_tui.ui.safe_text import LABEL_LIMIT, LIST_LIMIT, NAME_LIMIT, safe_content, sanitize
 
 if TYPE_CHECKING:
     from acp_tui.protocol.updates import AvailableCommand
@@ -65,12 +65,13 @@ def completion_context(line: str, row: int, column: int) -> Context | None:
 
 
 def command_choices(commands: Sequence[AvailableCommand], query: str) -> list[Choice]:
-    """The commands whose name contains ``query`` (prefix matches first), as list entries."""
+    """The commands whose name contains ``query`` (prefix matches first), as list entries
+    (the first ``LIST_LIMIT``: typing more narrows them)."""
     needle = query.casefold()
     matching = [c for c in commands if needle in c.name.casefold()]
     matching.sort(key=lambda c: not c.name.casefold().startswith(needle))
     choices = []
-    for command in matching:
+    for command in matching[:LIST_LIMIT]:
         parts: list[str | tuple[str, str]] = [(f"/{sanitize(command.name, NAME_LIMIT)}", "bold")]
         if command.description:
             parts.append(f" — {sanitize(command.description, LABEL_LIMIT)}")

@@ -15,7 +15,7 @@ from textual.widgets import Tab, Tabs
 
 from acp_tui.client.slots import SessionSlot
 from acp_tui.ui.messages import TabChosen
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.safe_text import NAME_LIMIT, sanitize
 
 __all__ = ["SessionTabs", "slot_of_tab", "tab_id", "tab_label"]
 
@@ -37,11 +37,11 @@ def slot_of_tab(tab: str | None) -> int | None:
 def tab_label(slot: SessionSlot, number: int, *, with_agent: bool) -> Content:
     """What a slot's tab says (plain text: titles come from the agent)."""
     title = slot.title or ("new session" if slot.state != "closed" else "closed session")
-    title = " ".join(sanitize(title).split())
+    title = " ".join(sanitize(title, TITLE_WIDTH * 4).split())  # clipped first: a 20 MB title
     if len(title) > TITLE_WIDTH:
         title = title[: TITLE_WIDTH - 1] + "…"
     if with_agent:
-        title = f"{sanitize(slot.agent.display_name)}: {title}"
+        title = f"{sanitize(slot.agent.display_name, NAME_LIMIT)}: {title}"
     mark = MARKS.get(slot.attention or "", "")
     if not mark and slot.busy:
         mark = "●"

@@ -1,0 +1,133 @@
+"""Provides TerminalDialog: the agent wants to run a command; the user allows it or not.
+
+It shows the command, each argument, the working directory and the environment variables the
+agent sets (and those dropped as unsafe), all as literal text (never markup), sanitised and
+capped so that a huge argument list cannot push the buttons off the screen. Like the permission
+dialog it may appear while the user types, so for ``GRACE`` seconds it takes no answer and no
+button has the focus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
+from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, sanitize
+
+ITEMS_SHOWN = 50
+"""The most arguments (and variables) listed; the rest are counted."""
+
+BUTTONS: dict[str, TerminalAnswer] = {"once": "once", "session": "session", "deny": "deny"}
+
+
+class TerminalDialog(ModalScreen["TerminalAnswer | None"]):
+    """Returns "once", "session" or "deny" (None: dismissed, which denies too)."""
+
+    DEFAULT_CSS = """
+    TerminalDialog {
+        align: center middle;
+        & > Vertical {
+            width: 90%;
+            max-width: 110;
+            height: auto;
+            max-height: 90%;
+            border: thick $warning;
+            background: $panel;
+            padding: 1 2;
+        }
+        #terminal-title { text-style: bold; margin-bottom: 1; }
+        #terminal-details { height: auto; max-height: 20; margin-bottom: 1; }
+        Button { width: 100%; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("a", "allow_once", "Allow once"),
+        Binding("s", "allow_session", "Allow for the session"),
+        Binding("d,escape", "deny", "Deny"),
+    ]
+
+    GRACE = 0.5
+    """Seconds after the dialog appears during which it takes no answer."""
+
+    def __init__(self, ask: TerminalAsk) -> None:
+        super().__init__()
+        self.ask = ask
+        self.accepting = False
+        self.answered = False
+
+    def compose(self) -> ComposeResult:
+        command = sanitize(self.ask.command, LABEL_LIMIT)
+        with Vertical():
+            yield Static(Text(f"Run {command}?"), id="terminal-title")
+            with VerticalScroll(id="terminal-details"):
+                yield Static(self.details())
+            yield Button("[a] Allow once", name="once", disabled=True)
+            yield Button("[s] Allow this command for the session", name="session", disabled=True)
+            yield Button("[d] Deny", name="deny", variant="error", disabled=True)
+
+    def details(self) -> RenderableType:
+        """Everything the command runs with, each agent string plain and capped."""
+        ask = self.ask
+        parts: list[RenderableType] = [Text(f"command: {sanitize(ask.command, TEXT_LIMIT)}")]
+        parts += _listed("argument", ask.args)
+        parts.append(Text(f"in: {sanitize(ask.cwd, TEXT_LIMIT)}"))
+        parts += _listed("environment variable", [f"{k}={v}" for k, v in ask.env])
+        if ask.dropped_env:
+            names = ", ".join(sanitize(n, LABEL_LIMIT) for n in ask.dropped_env[:ITEMS_SHOWN])
+            more = len(ask.dropped_env) - ITEMS_SHOWN
+            suffix = f" … {more} more" if more > 0 else ""
+            parts.append(Text(f"not passed on (unsafe): {names}{suffix}", style="dim"))
+        return Group(*parts)
+
+    def on_mount(self) -> None:
+        if self.GRACE > 0:
+            self.set_timer(self.GRACE, self.accept_answers)
+        else:
+            self.accept_answers()
+
+    def accept_answers(self) -> None:
+        self.accepting = True
+        for button in self.query(Button):
+            button.disabled = False
+
+    def answer(self, answer: TerminalAnswer) -> None:
+        if self.accepting and not self.answered:
+            self.answered = True
+            self.dismiss(answer)
+
+    @on(Button.Pressed)
+    def choose(self, event: Button.Pressed) -> None:
+        answer = BUTTONS.get(event.button.name or "")
+        if answer is not None:
+            self.answer(answer)
+
+    def action_allow_once(self) -> None:
+        self.answer("once")
+
+    def action_allow_session(self) -> None:
+        self.answer("session")
+
+    def action_deny(self) -> None:
+        self.answer("deny")
+
+
+def _listed(what: str, items: Sequence[str]) -> list[RenderableType]:
+    """``items`` sanitised, one per line (at most ``ITEMS_SHOWN``), then how many more."""
+    if not items:
+        return [Text(f"no {what}s", style="dim")]
+    lines: list[RenderableType] = [
+        Text(f"{what}: {sanitize(item, TEXT_LIMIT)}") for item in items[:ITEMS_SHOWN]
+    ]
+    if len(items) > ITEMS_SHOWN:
+        lines.append(Text(f"… {len(items) - ITEMS_SHOWN} more {what}s", style="dim"))
+    return lines

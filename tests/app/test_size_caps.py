@@ -1,0 +1,128 @@
+"""Huge lists from an agent are capped for display ("… N more"); the data stays whole."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Button, Static
+
+from acp_tui.client.transcript import PlanEntryBlock, PlanEntryView, ToolCallEntry
+from acp_tui.protocol.client_methods import RequestPermissionRequest
+from acp_tui.protocol.methods import SessionInfo
+from acp_tui.protocol.tools import ToolCallLocation
+from acp_tui.protocol.updates import AvailableCommand
+from acp_tui.ui.browser.rows import WINDOW, RowState, SessionRows
+from acp_tui.ui.dialogs.permission import OPTIONS_SHOWN, PermissionDialog
+from acp_tui.ui.render import RenderOptions, Styles, render_entry
+from acp_tui.ui.safe_text import LIST_LIMIT
+from acp_tui.ui.widgets.completion import command_choices
+from tests.app.helpers import wait_for, wait_for_screen
+
+MANY = 200_000
+
+
+def plain(renderable: object) -> str:
+    from rich.console import Console
+
+    console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_a_plan_of_200k_entries_shows_the_first_and_counts_the_rest() -> None:
+    block = PlanEntryBlock(
+        entries=[PlanEntryView(f"step {n}", "medium", "pending") for n in range(MANY)]
+    )
+    text = plain(render_entry(block, RenderOptions(Styles())))
+    assert f"step {LIST_LIMIT - 1}\n" in text
+    assert f"step {LIST_LIMIT}\n" not in text
+    assert f"… {MANY - LIST_LIMIT:,} more plan entries" in text
+    assert len(block.entries) == MANY  # the data is whole
+
+
+def test_tool_call_locations_and_title_are_capped() -> None:
+    entry = ToolCallEntry(
+        tool_call_id="t",
+        title="T" * 10_000_000,
+        locations=[ToolCallLocation(path=f"/f{n}") for n in range(MANY)],
+    )
+    text = plain(render_entry(entry, RenderOptions(Styles())))
+    assert len(text) < 20_000
+    assert f"… {MANY - LIST_LIMIT:,} more locations" in text
+
+
+def test_command_completion_offers_at_most_the_list_limit() -> None:
+    commands = [AvailableCommand(name=f"cmd{n}", description="d") for n in range(MANY)]
+    assert len(command_choices(commands, "")) == LIST_LIMIT
+    assert len(command_choices(commands, "cmd19999")) == 11  # typing narrows: 19999, 199990..
+
+
+class Host(App[None]):
+    def __init__(self, screen: PermissionDialog | None = None) -> None:
+        super().__init__()
+        self.dialog = screen
+
+    def compose(self) -> ComposeResult:
+        yield SessionRows(id="rows") if self.dialog is None else Static("behind")
+
+    def on_mount(self) -> None:
+        if self.dialog is not None:
+            self.push_screen(self.dialog)
+
+
+async def test_a_permission_with_100k_options_shows_a_few_buttons_and_counts_the_rest() -> None:
+    count = 100_000
+    request = RequestPermissionRequest.model_validate(
+        {
+            "sessionId": "s",
+            "toolCall": {"toolCallId": "t", "title": "T" * 10_000_000},
+            "options": [
+                {"optionId": f"o{n}", "name": f"option {n}", "kind": "allow_once"}
+                for n in range(count)
+            ],
+        }
+    )
+    app = Host(PermissionDialog(request))
+    async with app.run_test(size=(100, 40)) as pilot:
+        dialog = await wait_for_screen(pilot, PermissionDialog)
+        assert len(dialog.query(Button)) == OPTIONS_SHOWN
+        more = dialog.query_one("#permission-more", Static)
+        assert f"… {count - OPTIONS_SHOWN:,} more options (not shown)" in str(more.content)
+        assert len(str(dialog.query_one("#permission-title", Static).content)) < 2000
+
+
+async def test_100k_sessions_show_a_window_of_rows_that_grows_near_its_end() -> None:
+    infos = [
+        SessionInfo(session_id=f"s{n}", cwd="/p", title=f"session {n}") for n in range(100_000)
+    ]
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        rows = app.query_one(SessionRows)
+        rows.show_rows(infos, {}, RowState("end", "100000 session(s)"))
+        await pilot.pause()
+        assert rows.option_count == WINDOW + 1  # and the row counting the rest
+        last = rows.get_option_at_index(WINDOW)
+        assert f"… {100_000 - WINDOW:,} more below" in str(last.prompt)
+        assert rows.highlighted_info is infos[0]
+        rows.focus()
+        rows.highlighted = WINDOW - 1
+        await wait_for(pilot, lambda: rows.option_count == 2 * WINDOW + 1)
+        assert len(rows.infos) == 100_000
+
+
+def test_a_20mb_session_title_makes_a_short_tab() -> None:
+    from types import SimpleNamespace
+    from typing import cast
+
+    from acp_tui.client.slots import SessionSlot
+    from acp_tui.ui.widgets.session_tabs import TITLE_WIDTH, tab_label
+
+    slot = SimpleNamespace(
+        title="S" * 20_000_000,
+        state="ready",
+        attention=None,
+        busy=False,
+        agent=SimpleNamespace(display_name="A" * 1_000_000),
+    )
+    label = str(tab_label(cast(SessionSlot, slot), 1, with_agent=True))
+    assert len(label) < 200
+    assert f"{'S' * (TITLE_WIDTH - 1)}…" in label

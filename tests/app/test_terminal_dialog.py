@@ -1,0 +1,110 @@
+"""The agent's commands are asked about (``terminal = "ask"``): what runs, where, with which env."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from rich.console import Group
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.widgets import Button, Static
+
+from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
+from acp_tui.client.transcript import MessageEntry
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.dialogs.terminal import ITEMS_SHOWN, TerminalDialog
+from tests.app.helpers import wait_for, wait_for_screen
+
+HOSTILE = "[@click=app.quit]x[/] \x1b]52;c;Zm9v\x07 \u202eevil"
+
+
+def details_of(dialog: TerminalDialog) -> str:
+    """The dialog's details as plain text, one line per row."""
+    group = dialog.details()
+    assert isinstance(group, Group)
+    return "\n".join(row.plain for row in group.renderables if isinstance(row, Text))
+
+
+def agent_text(app: AcpApp) -> str:
+    assert app.session is not None
+    entries = app.session.transcript.entries
+    return "\n".join(e.text for e in entries if isinstance(e, MessageEntry) and e.role == "agent")
+
+
+async def test_the_dialog_shows_the_command_and_allow_for_the_session_stops_asking(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"terminal", "enter")
+        dialog = await wait_for_screen(pilot, TerminalDialog)
+        details = details_of(dialog)
+        assert "command: printf" in details
+        assert "argument: hello from the demo agent" in details
+        assert f"in: {app.launch.cwd}" in details
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "printed:" in agent_text(app))
+        await wait_for(pilot, lambda: app.session is not None and not app.session.prompt_pending)
+        await pilot.press(*"terminal", "enter")
+        await wait_for(pilot, lambda: agent_text(app).count("printed:") == 2)
+        assert not isinstance(app.screen, TerminalDialog)
+
+
+async def test_deny_answers_the_agent_with_an_error(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"terminal", "enter")
+        await wait_for_screen(pilot, TerminalDialog)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: "Refused to run 'printf'" in agent_text(app))
+        assert "printed:" not in agent_text(app)
+
+
+class Host(App[None]):
+    def __init__(self, ask: TerminalAsk) -> None:
+        super().__init__()
+        self.ask = ask
+        self.answers: list[TerminalAnswer | None] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("behind")
+
+    def on_mount(self) -> None:
+        self.push_screen(TerminalDialog(self.ask), callback=self.answers.append)
+
+
+async def test_agent_strings_are_literal_and_long_lists_are_capped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(TerminalDialog, "GRACE", 3.0)
+    ask = TerminalAsk(
+        HOSTILE,
+        tuple(f"arg{n}" for n in range(10_000)),
+        HOSTILE,
+        (("NAME", HOSTILE),),
+        ("LD_PRELOAD",),
+    )
+    app = Host(ask)
+    async with app.run_test(size=(120, 50)) as pilot:
+        dialog = await wait_for_screen(pilot, TerminalDialog)
+        assert all(b.disabled for b in dialog.query(Button))  # the grace period
+        await pilot.press("a")  # typed meanwhile: no answer
+        details = details_of(dialog)
+        assert "[@click=app.quit]x[/] ␛]52;c;Zm9v␇ ⟨U+202E⟩evil" in details
+        assert "\x1b" not in details
+        assert f"arg{ITEMS_SHOWN - 1}" in details
+        assert f"arg{ITEMS_SHOWN}\n" not in details
+        assert f"… {10_000 - ITEMS_SHOWN} more arguments" in details
+        assert "NAME=[@click" in details
+        assert "not passed on (unsafe): LD_PRELOAD" in details
+        await wait_for(pilot, lambda: dialog.accepting)
+        assert app.answers == []
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.answers == ["deny"])
