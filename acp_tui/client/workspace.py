@@ -32,7 +32,6 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp_tui.client.agent import connect
-from acp_tui.client.elicitation import ACCEPTED, CANCELLED, Answer, Elicitation, ElicitationHandler
 from acp_tui.client.errors import AgentError, LoginRestart, what_to_try
 from acp_tui.client.interaction import Headless, Interaction
 from acp_tui.client.launch import LaunchSpec
@@ -42,9 +41,10 @@ from acp_tui.client.login import Login
 from acp_tui.client.opening import Opening
 from acp_tui.client.permissions import PermissionQueue
 from acp_tui.client.prompting import Prompting
+from acp_tui.client.questions import Questions
 from acp_tui.client.recorder import agent_key_for
 from acp_tui.client.runtime import AgentRuntime, Connect
-from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
+from acp_tui.client.session import refuse_permission
 from acp_tui.client.slots import (
     AgentChanged,
     Attention,
@@ -60,15 +60,8 @@ from acp_tui.client.slots import (
     SlotState,
     WorkspaceEvent,
 )
-from acp_tui.client.terminal_gate import AskingSession, TerminalAsk, TerminalPolicy
-from acp_tui.client.terminal_spawn import EnvPolicy
 from acp_tui.client.wire_log import WireLogFile
 from acp_tui.config.paths import Paths, get_paths
-from acp_tui.protocol.client_methods import (
-    CancelledPermissionOutcome,
-    RequestPermissionOutcome,
-    RequestPermissionRequest,
-)
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.transcripts import TranscriptCache
@@ -83,7 +76,7 @@ STOP_WITHIN = 15.0
 """How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
 
 
-class Workspace(Login, Prompting, Opening, ListedSessions):
+class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
     """Agents, slots, queues and recording for one UI (or headless command)."""
 
     def __init__(
@@ -231,79 +224,6 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
                 self._want_attention(slot, "failed")
         if error is not None and not agent.stopping and not self.slots_of(agent):
             self.emit(Notice(agent.error or str(error), "error"))
-
-    def permission_handler(self, agent: AgentRuntime) -> PermissionHandler:
-        """Ask the user, one question at a time; a session in the background is marked and
-        asked once the user comes to it (it never blocks the questions of the one shown)."""
-
-        async def ask(
-            live: LiveSession, request: RequestPermissionRequest
-        ) -> RequestPermissionOutcome:
-            slot = self.slot_showing(agent, live.session_id)
-            if slot is None:
-                return CancelledPermissionOutcome()
-            return await self._ask_in_turn(
-                slot, lambda: self.interaction.ask_permission(slot, request)
-            )
-
-        return ask
-
-    def elicitation_handler(self, agent: AgentRuntime) -> ElicitationHandler:
-        """Elicitations wait their turn with the permission requests; a session-scoped one is
-        asked over its tab (none shows it: cancelled), a request-scoped one over any tab."""
-
-        async def ask(elicitation: Elicitation) -> Answer:
-            slot = None
-            if elicitation.session_id is not None:
-                slot = self.slot_showing(agent, elicitation.session_id)
-                if slot is None:
-                    return CANCELLED
-                self._want_attention(slot, "permission")
-
-            async def ask_user() -> Answer:
-                if elicitation.completed.is_set():  # done while it waited: nothing to ask
-                    return ACCEPTED
-                return await self.interaction.ask_elicitation(agent, slot, elicitation)
-
-            try:
-                return await self.permissions.turn(ask_user)
-            finally:
-                if slot is not None and slot.attention == "permission":
-                    self.clear_attention(slot)
-
-        return ask
-
-    def terminal_policy(self, agent: AgentRuntime) -> TerminalPolicy:
-        """The agent's commands run as the ``terminal`` setting says (asked like permission)."""
-        settings = agent.launch.settings
-        env = EnvPolicy(allow=frozenset(settings.terminal_env_allow))
-
-        async def approve(live: AskingSession, ask: TerminalAsk) -> bool:
-            mode = settings.terminal
-            if mode != "ask" or ask.key in live.allowed_commands:
-                return mode != "deny"
-            slot = self.slot_showing(agent, live.session_id)
-            if slot is None:
-                return False
-            answer = await self._ask_in_turn(
-                slot, lambda: self.interaction.confirm_terminal(slot, ask)
-            )
-            if answer == "session":
-                live.allowed_commands.add(ask.key)
-            return answer in ("once", "session")
-
-        return TerminalPolicy(env, approve)
-
-    async def _ask_in_turn(self, slot: SessionSlot, question: Callable[[], Awaitable[T]]) -> T:
-        """Ask once the slot is shown (marked meanwhile), one question at a time."""
-        try:
-            while slot is not self.current:
-                self._want_attention(slot, "permission")
-                await self._focus_changed.wait()
-            return await self.permissions.turn(question)
-        finally:
-            if slot.attention == "permission":
-                self.clear_attention(slot)
 
     def recording_trouble(self, trouble: str | None) -> None:
         """Recording the local history stopped (a full disk), or works again: said in every
