@@ -100,6 +100,7 @@ class AgentClient(SessionCalls):
             name="agent",
         )
         self.sessions: dict[str, LiveSession] = {}
+        self.mcp_servers = launch.mcp_servers
         self.dialect: Dialect = dialect_for(1, client_capabilities())
         """How the negotiated protocol version spells every call (set by ``initialize``)."""
         self.turns: dict[str, TurnWaiter] = {}

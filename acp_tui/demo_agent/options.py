@@ -17,6 +17,9 @@ ALL_CAPABILITIES: tuple[str, ...] = (
     "additionalDirectories",
 )
 
+MCP_TRANSPORTS: tuple[str, ...] = ("http", "sse")
+"""The MCP transports ``--mcp`` can advertise besides stdio (which agents always take)."""
+
 FAULTS: tuple[str, ...] = ("hang-initialize", "login-hangs", "replay-on-resume")
 
 AUTH_STYLES: tuple[str, ...] = ("standard", "meta", "error-data")
@@ -45,6 +48,10 @@ class AgentOptions:
     """The highest protocol version served (2: the v2 draft dialect, when the client offers 2)."""
     hostile: str | None = None
     """When set, every display string the agent writes is replaced by this text (tests)."""
+    mcp_transports: frozenset[str] = frozenset()
+    """MCP transports advertised besides stdio: ``http`` and/or ``sse`` (v2: ``http``)."""
+    image: bool = False
+    """Advertise ``promptCapabilities.image`` and take image blocks in prompts."""
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities

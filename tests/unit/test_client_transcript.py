@@ -173,7 +173,9 @@ def test_block_text_of_every_content_kind() -> None:
     assert block_text(text_res) == "[file:///t]"
     blob = EmbeddedResource(resource=BlobResourceContents(uri="file:///b", blob="AA=="))
     assert block_text(blob) == "[binary resource file:///b]"
-    assert block_text(ImageContent(data="AA==", mime_type="image/png")) == "[image image/png]"
+    assert (
+        block_text(ImageContent(data="AA==", mime_type="image/png")) == "[image · image/png · 1 B]"
+    )
     assert block_text(AudioContent(data="AA==", mime_type="audio/wav")) == "[audio audio/wav]"
     unknown = update(sessionUpdate="agent_message_chunk", content={"type": "video", "x": 1})
     transcript = Transcript("s")
