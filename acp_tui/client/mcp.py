@@ -20,10 +20,12 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from acp_tui.client.capabilities import Capabilities
 from acp_tui.config.settings import McpServerConfig, Settings
+
+if TYPE_CHECKING:  # the launch spec, on the way to the first frame, imports this module
+    from acp_tui.client.capabilities import Capabilities
 
 __all__ = [
     "McpProblem",

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import unquote
 
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.safe_text import sanitize
@@ -83,7 +84,7 @@ def image_label(block: ImageContent) -> str:
     """The placeholder an image is shown as: its name (for a file), type and decoded size."""
     data = block.data
     size = max(len(data) * 3 // 4 - data[-2:].count("="), 0) if data else 0
-    name = block.uri.rsplit("/", 1)[-1] if block.uri else ""
+    name = unquote(block.uri.rsplit("/", 1)[-1]) if block.uri else ""
     label = " ".join(part for part in ("image", sanitize(name, 60)) if part)
     return f"[{label} · {sanitize(block.mime_type, 40)} · {format_size(size)}]"
 
