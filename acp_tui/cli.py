@@ -249,6 +249,7 @@ def _lazy(module: str, name: str) -> Callable[[list[str]], int]:
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "config": _config,
     "agents": _lazy("acp_tui.commands.agents", "agents_command"),
+    "mcp": _lazy("acp_tui.commands.mcp", "mcp_command"),
     "sessions": _lazy("acp_tui.commands.sessions", "sessions_command"),
 }
 """Headless subcommands by name: `acp-tui NAME ARGS...` runs `SUBCOMMANDS[NAME](ARGS)`."""

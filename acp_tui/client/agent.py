@@ -141,6 +141,7 @@ class AgentClient(SessionCalls):
         self._held = ChunkRun()
         """Text chunks of one message held back to be applied as one (see ``coalesce``)."""
         self.sessions: dict[str, LiveSession] = {}
+        self.mcp_servers = launch.mcp_servers
         self.dialect: Dialect = dialect_for(1, client_capabilities())
         """How the negotiated protocol version spells every call (set by ``initialize``)."""
         self.turns: dict[str, TurnWaiter] = {}

@@ -8,6 +8,8 @@ Lifecycle rules kept here, in one place:
   semantics; omitted would mean none);
 * restoring a session is one operation, :meth:`SessionCalls.reattach`, with or without replay
   (v1: `session/load` or `session/resume`; v2: `session/resume` with or without ``replayFrom``);
+* new, load, resume and fork carry the configured MCP servers the agent can take, and the
+  session's transcript names each server left out (`acp_tui.client.mcp`);
 * prompts carry only content kinds the agent advertised;
 * a turn ends with the `session/prompt` answer (v1) or the session's ``idle`` state (v2).
 
@@ -25,9 +27,10 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp_tui.client.capabilities import Action, Capabilities
-from acp_tui.client.dialects import Dialect, Reattach, Setup
+from acp_tui.client.dialects import Call, Dialect, Reattach, Setup
 from acp_tui.client.dialects.events import Event, apply_event
 from acp_tui.client.errors import AgentError, Unsupported
+from acp_tui.client.mcp import McpProblem, McpServerSpec, mcp_for_session
 from acp_tui.client.session import LiveSession
 from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.base import WireModel
@@ -70,6 +73,7 @@ class SessionCalls:
     task_group: TaskGroup | None
     exited: anyio.Event
     turns: dict[str, TurnWaiter]
+    mcp_servers: Sequence[McpServerSpec]
 
     if TYPE_CHECKING:  # provided by AgentClient
 
@@ -96,6 +100,21 @@ class SessionCalls:
             return None
         return [str(d) for d in dirs]
 
+    def _with_mcp(self, call: Call) -> tuple[Call, list[McpProblem]]:
+        """``call`` carrying the MCP servers the agent can take, and those left out."""
+        if not self.mcp_servers:
+            return call, []
+        setup = mcp_for_session(self.mcp_servers, self.capabilities)
+        method, params, result = call
+        if setup.servers:
+            params = type(params).from_wire({**params.to_wire(), "mcpServers": setup.servers})
+        return (method, params, result), setup.problems
+
+    @staticmethod
+    def _tell_mcp(session: LiveSession, problems: list[McpProblem]) -> None:
+        for problem in problems:
+            session.transcript.add_notice(problem.text, problem.level)
+
     def live(self, session_id: str) -> LiveSession:
         session = self.sessions.get(session_id)
         if session is None:
@@ -119,10 +138,12 @@ class SessionCalls:
         self, cwd: Path, additional_directories: Sequence[Path] = ()
     ) -> LiveSession:
         extra = self._extra_roots(additional_directories, explicit=False)
-        setup = self.dialect.setup(await self.request(*self.dialect.new_session(str(cwd), extra)))
+        call, problems = self._with_mcp(self.dialect.new_session(str(cwd), extra))
+        setup = self.dialect.setup(await self.request(*call))
         assert setup.session_id is not None
         session = LiveSession(setup.session_id, cwd, tuple(additional_directories), self.task_group)
         self._adopt(session, setup.modes, setup.config_options)
+        self._tell_mcp(session, problems)
         return session
 
     def _adopt(self, session: LiveSession, modes: object, options: object) -> None:
@@ -154,7 +175,7 @@ class SessionCalls:
         # Registered before the call so that replayed updates land in its transcript.
         self.sessions[session_id] = session
         try:
-            call = self.dialect.restore(how, session_id, str(cwd), extra)
+            call, problems = self._with_mcp(self.dialect.restore(how, session_id, str(cwd), extra))
             setup: Setup = self.dialect.setup(await self.request(*call))
         except BaseException:
             if previous is not None:
@@ -165,6 +186,7 @@ class SessionCalls:
         if previous is not None and previous is not session:
             await previous.aclose()
         self._adopt(session, setup.modes, setup.config_options)
+        self._tell_mcp(session, problems)
         return session
 
     async def load_session(
@@ -226,11 +248,12 @@ class SessionCalls:
     ) -> LiveSession:
         self.require("fork")
         extra = self._extra_roots(additional_directories, explicit=True)
-        call = self.dialect.fork(session_id, str(cwd), extra)
+        call, problems = self._with_mcp(self.dialect.fork(session_id, str(cwd), extra))
         setup = self.dialect.setup(await self.request(*call))
         assert setup.session_id is not None
         session = LiveSession(setup.session_id, cwd, tuple(additional_directories), self.task_group)
         self._adopt(session, setup.modes, setup.config_options)
+        self._tell_mcp(session, problems)
         return session
 
     async def list_sessions(

@@ -195,6 +195,7 @@ class Capabilities:
     prompt_image: bool = False
     prompt_audio: bool = False
     prompt_embedded_context: bool = False
+    mcp_stdio: bool = True
     mcp_http: bool = False
     mcp_sse: bool = False
     auth_methods: tuple[AuthMethodInfo, ...] = field(default=())
@@ -257,6 +258,7 @@ class Capabilities:
             prompt_image=prompt is not None and prompt.image is not None,
             prompt_audio=prompt is not None and prompt.audio is not None,
             prompt_embedded_context=prompt is not None and prompt.embedded_context is not None,
+            mcp_stdio=mcp is not None and mcp.stdio is not None,
             mcp_http=mcp is not None and mcp.http is not None,
             mcp_sse=False,
             auth_methods=_v2_auth_methods(list(result.auth_methods)),

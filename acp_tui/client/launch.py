@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from acp_tui.client.command import AgentCommand
+from acp_tui.client.mcp import McpServerSpec, enabled_mcp_servers
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
@@ -60,6 +61,8 @@ class LaunchSpec:
     """Open this session instead of a new one (``--session ID``)."""
     wire_log: Path | None = None
     """Where to write every agent's JSON-RPC traffic as JSON lines (``--wire-log``)."""
+    mcp_servers: tuple[McpServerSpec, ...] = ()
+    """The MCP servers given to this agent's sessions (those it can take)."""
 
 
 def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:
@@ -148,6 +151,7 @@ def _resolve(
             cwd=cwd,
             protocol_version=protocol or 1,
             display_name=program,
+            mcp_servers=enabled_mcp_servers(settings, None),
         )
 
     if agent_name is not None:
@@ -174,8 +178,10 @@ def _resolve(
             protocol_version=protocol or 1,
             is_demo=True,
             display_name="Demo agent",
+            mcp_servers=enabled_mcp_servers(settings, None),
         )
-    return _configured(name, settings.agents[name], cwd=cwd, protocol=protocol)
+    spec = _configured(name, settings.agents[name], cwd=cwd, protocol=protocol)
+    return replace(spec, mcp_servers=enabled_mcp_servers(settings, name))
 
 
 def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | None) -> LaunchSpec:

@@ -123,6 +123,32 @@ class Login:
             self.agent_changed(agent)
         return not cancelled.is_set()
 
+    async def log_out(self, agent: AgentRuntime) -> bool:
+        """`logout` (v2 `auth/logout`) where the agent advertises it; True when it logged out.
+
+        Nothing else changes here: the next call that needs a login answers -32000 and
+        `authenticated` asks for one then, as on a first start.
+        """
+        client = agent.client
+        caps = agent.capabilities
+        name = agent.display_name
+        if client is None or caps is None:
+            self.emit(Notice(f"{name} is not running.", "warning"))
+            return False
+        if not caps.can_logout:
+            self.emit(Notice(f"{name} does not support logging out.", "warning"))
+            return False
+        try:
+            await client.logout()
+        except (AgentError, RpcError) as exc:
+            self._tell(agent, f"Could not log out of {name}: {exc}")
+            return False
+        text = f"Logged out of {name}. It will ask you to log in when it needs to."
+        for slot in self.slots_of(agent):
+            slot.transcript.add_notice(text)
+        self.emit(Notice(text))
+        return True
+
     def cancel_login(self, agent: AgentRuntime) -> bool:
         """Give up the agent-method login under way (the user pressed Esc); False: none."""
         if agent.login_cancel is None:

@@ -31,6 +31,35 @@ _MENTION = re.compile(r"(?<![^\s(\[{])@(?:\"([^\"\n]+)\"|(\S+))")
 _TRAILING_PUNCTUATION = ".,;:!?)]}'\""
 
 
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+"""The files sent as ``image`` blocks to agents that take images (PNG, JPEG, GIF, WebP)."""
+
+
+def pasted_image_path(text: str, cwd: Path) -> Path | None:
+    """The image file a paste names, when the paste is just one path to one (a terminal pastes
+    a dropped file as its path: maybe quoted, with escaped spaces, or as a ``file://`` URI)."""
+    from urllib.parse import unquote, urlsplit
+
+    candidate = text.strip()
+    if not candidate or "\n" in candidate:
+        return None
+    if len(candidate) >= 2 and candidate[0] == candidate[-1] and candidate[0] in "'\"":
+        candidate = candidate[1:-1]
+    elif candidate.startswith("file://"):
+        candidate = unquote(urlsplit(candidate).path)
+    else:
+        candidate = re.sub(r"\\(.)", r"\1", candidate)  # shell escapes: my\ photo.png
+    path = Path(os.path.expanduser(candidate))
+    if not path.is_absolute():
+        path = cwd / path
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        return None
+    try:
+        return path if path.is_file() else None
+    except OSError:
+        return None
+
+
 def find_mentions(text: str) -> list[str]:
     """The ``@path`` tokens in ``text``, in order, without the ``@`` (and without quotes)."""
     return [quoted or bare for quoted, bare in _MENTION.findall(text)]

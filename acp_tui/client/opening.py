@@ -240,6 +240,13 @@ class Opening:
             self.emit(SlotChanged(slot, "title"))
         elif change.kind == "state":
             self.emit(SlotChanged(slot, "turn"))
+        elif change.kind == "meta" and change.what == "notice" and slot.session is not None:
+            notice = slot.session.transcript.last_notice
+            if notice is not None:  # the agent's notice: in passing, never kept
+                text = (
+                    f"{notice.title}\n{notice.description}" if notice.description else notice.title
+                )
+                self.emit(Notice(text, notice.level, slot))
 
     async def _close_quietly(self, client: AgentClient, session: LiveSession) -> None:
         if client.capabilities.can_close:

@@ -126,6 +126,7 @@ class Prompting:
                 prompt.text,
                 attachments,
                 embedded_context=client.capabilities.prompt_embedded_context,
+                image=client.capabilities.prompt_image,
             )
             agent.recorder.record_prompt(session.session_id, blocks)
             slot.prompted = True

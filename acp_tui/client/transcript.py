@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+from urllib.parse import unquote
 
 from acp_tui.client.listeners import Listeners
+from acp_tui.client.safe_text import sanitize
 from acp_tui.client.terminals import AgentTerminal
 from acp_tui.protocol.content import (
     AudioContent,
@@ -38,6 +40,7 @@ from acp_tui.protocol.updates import (
     PlanEntry,
     PlanUpdate,
     SessionInfoUpdate,
+    SessionNotice,
     SessionUpdate,
     ToolCallProgress,
     ToolCallStart,
@@ -62,10 +65,28 @@ def block_text(block: ContentBlock) -> str:
             return f"[{res.uri}]"
         return f"[binary resource {res.uri}]"
     if isinstance(block, ImageContent):
-        return f"[image {block.mime_type}]"
+        return image_label(block)
     if isinstance(block, AudioContent):
         return f"[audio {block.mime_type}]"
     return f"[unsupported content: {getattr(block, 'type', '?')}]"
+
+
+def format_size(count: int) -> str:
+    """A byte count for people: ``512 B``, ``1.5 KB``, ``2.0 MB``."""
+    if count < 1024:
+        return f"{count} B"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def image_label(block: ImageContent) -> str:
+    """The placeholder an image is shown as: its name (for a file), type and decoded size."""
+    data = block.data
+    size = max(len(data) * 3 // 4 - data[-2:].count("="), 0) if data else 0
+    name = unquote(block.uri.rsplit("/", 1)[-1]) if block.uri else ""
+    label = " ".join(part for part in ("image", sanitize(name, 60)) if part)
+    return f"[{label} · {sanitize(block.mime_type, 40)} · {format_size(size)}]"
 
 
 @dataclass(eq=False, slots=True)
@@ -113,6 +134,8 @@ class ToolCallEntry(Entry):
     locations: list[ToolCallLocation] = field(default_factory=list)
     raw_input: Any = None
     raw_output: Any = None
+    name: str | None = None
+    """The programmatic name of the tool (UNSTABLE ``name``), when the agent sends one."""
 
 
 class PlanItem(Protocol):
@@ -159,6 +182,15 @@ TranscriptEntry = MessageEntry | ToolCallEntry | PlanEntryBlock | NoticeEntry
 
 
 @dataclass(frozen=True, slots=True)
+class AgentNotice:
+    """A ``notice`` update: shown in passing (a toast), never kept in the transcript."""
+
+    title: str
+    description: str | None
+    level: Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True, slots=True)
 class Change:
     """What changed: an entry (by index) or session state such as title, modes or usage."""
 
@@ -193,6 +225,8 @@ class Transcript:
         self.state: TurnState = "idle"
         self.stop_reason: str | None = None
         self.unknown_updates = 0
+        self.last_notice: AgentNotice | None = None
+        """The latest ``notice`` update (announced as a ``meta`` change ``notice``)."""
         self._messages: dict[tuple[Role, str], int] = {}
         self._tool_calls: dict[str, int] = {}
         self._plan_index: int | None = None
@@ -265,10 +299,28 @@ class Transcript:
                 cost.currency if cost else None,
             )
             self._emit(Change("meta", what="usage"))
+        elif getattr(update, "session_update", None) == "notice" and self._agent_notice(update):
+            pass
         else:
             self.unknown_updates += 1
             kind = getattr(update, "session_update", "?")
             self.add_notice(f"The agent sent an update this client does not know: {kind}")
+
+    def _agent_notice(self, update: SessionUpdate) -> bool:
+        """Announce a ``notice`` update; False (an unknown update then) when it is malformed."""
+        from pydantic import ValidationError
+
+        try:
+            notice = SessionNotice.model_validate(update.to_wire())
+        except ValidationError:
+            return False
+        level: Literal["info", "warning", "error"] = "info"
+        if notice.severity in ("warning", "error"):
+            level = "warning" if notice.severity == "warning" else "error"
+        description = sanitize(notice.description, 500) if notice.description else None
+        self.last_notice = AgentNotice(sanitize(notice.title, 200), description, level)
+        self._emit(Change("meta", what="notice"))
+        return True
 
     def _chunk(self, role: Role, message_id: str | None, block: ContentBlock) -> None:
         if role == "user" and self._echo_index is not None:
@@ -419,6 +471,9 @@ class Transcript:
             entry.raw_input = update.raw_input
         if "raw_output" in fields:
             entry.raw_output = update.raw_output
+        if "name" in fields:  # null clears it (patch semantics)
+            name = update.name
+            entry.name = sanitize(name, 80) if isinstance(name, str) and name else None
 
     def set_plan(self, entries: Sequence[PlanEntry]) -> None:
         views: list[PlanItem] = list(entries)

@@ -48,7 +48,9 @@ __all__ = [
     "DEFAULT_REGISTRY_URL",
     "AgentConfig",
     "LoadedSettings",
+    "McpServerConfig",
     "Settings",
+    "check_http_url",
     "load_settings",
     "save_settings",
     "settings_to_toml",
@@ -94,6 +96,71 @@ class AgentConfig:
     registry_distribution: Literal["npx", "uvx", "binary"] | None = None
     """How that registry entry is run: through `npx`, `uvx` or a downloaded binary."""
 
+    mcp_servers: list[str] = field(default_factory=list)
+    """The MCP servers (names of `[mcp_servers.NAME]` tables) given to this agent's sessions,
+    besides those marked `all_agents`."""
+
+
+def check_http_url(url: str) -> None:
+    """Accept an http:// or https:// URL with a host; raise ValueError otherwise."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"expected an http:// or https:// URL (got {url!r})")
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpServerConfig:
+    """One MCP server acp-tui passes to agents, as a `[mcp_servers.NAME]` table."""
+
+    type: Literal["stdio", "http", "sse"] | None = None
+    """How the agent reaches the server: `"stdio"` (the agent starts `command`), `"http"` or
+    `"sse"` (the agent connects to `url`); without it, `"http"` when there is a `url`, else
+    `"stdio"`."""
+
+    command: str | None = None
+    """stdio: the server's program, found on PATH or given as a path (`~` is expanded); sent
+    to the agent as an absolute path."""
+
+    args: list[str] = field(default_factory=list)
+    """stdio: arguments passed to the program, one list item per argument."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    """stdio: environment variables for the server (never logged or shown)."""
+
+    url: str | None = field(default=None, metadata={"check": check_http_url})
+    """http and sse: the server's `http://` or `https://` URL."""
+
+    headers: dict[str, str] = field(default_factory=dict)
+    """http and sse: HTTP headers sent to the server (never logged or shown)."""
+
+    all_agents: bool = False
+    """Give this server to every agent's sessions, not only to the agents that name it."""
+
+    @property
+    def transport(self) -> Literal["stdio", "http", "sse"]:
+        """The transport in effect: ``type``, else http with a url, else stdio."""
+        if self.type is not None:
+            return self.type
+        return "http" if self.url is not None else "stdio"
+
+    def check_table(self) -> list[tuple[tuple[str, ...], str]]:
+        """What does not fit the transport: a command without a URL, or the reverse."""
+        if self.transport == "stdio":
+            if self.command is None:
+                return [(("command",), "required key is missing (a stdio server needs a command)")]
+            if self.url is not None or self.headers:
+                return [(("url",), "a stdio server takes command, args and env, not url/headers")]
+            return []
+        if self.url is None:
+            return [(("url",), f"required key is missing (an {self.transport} server needs a url)")]
+        if self.command is not None or self.args or self.env:
+            return [
+                (("command",), f"an {self.transport} server takes url and headers, not a command")
+            ]
+        return []
+
 
 @dataclass(frozen=True, kw_only=True)
 class Settings:
@@ -121,6 +188,23 @@ class Settings:
 
     agents: dict[str, AgentConfig] = field(default_factory=dict)
     """The configured agents, keyed by the name used with `acp-tui -a NAME`."""
+
+    mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
+    """MCP servers passed to agents when a session starts, keyed by name (see `acp-tui mcp`)."""
+
+    def check_table(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """Every MCP server an agent names must have its `[mcp_servers.NAME]` table."""
+        problems: list[tuple[tuple[str | int, ...], str]] = []
+        for name, agent in self.agents.items():
+            for index, server in enumerate(agent.mcp_servers):
+                if server not in self.mcp_servers:
+                    problems.append(
+                        (
+                            ("agents", name, "mcp_servers", index),
+                            f"no [mcp_servers.{server}] table for {server!r}",
+                        )
+                    )
+        return problems
 
 
 @dataclass(frozen=True)
@@ -225,11 +309,14 @@ def _merge(table: MutableMapping[str, Any], data: Mapping[str, Any], path: tuple
 
 
 def _defaults_at(path: tuple[str, ...]) -> dict[str, Any]:
-    """The default values of the table at `path`: the top level, or one `[agents.NAME]`."""
+    """The default values of the table at `path`: the top level, one `[agents.NAME]` or one
+    `[mcp_servers.NAME]`."""
     if path == ():
         return asdict(Settings())
     if len(path) == 2 and path[0] == "agents":
         return asdict(AgentConfig(command=""))
+    if len(path) == 2 and path[0] == "mcp_servers":
+        return asdict(McpServerConfig())
     return {}
 
 

@@ -7,7 +7,9 @@ pass silently. Supported field types: `str`, `bool`, `int`, `float`, `Literal[..
 `list[T]`, `dict[str, T]`, `Any` and nested dataclasses.
 
 A field can add its own check with `field(metadata={"check": fn})`: `fn(value)` runs after the
-type is right and raises `ValueError(message)` to report a problem.
+type is right and raises `ValueError(message)` to report a problem. A dataclass can check across
+its fields with a `check_table(self)` method returning `(location, message)` pairs, the location
+relative to the table; it runs once every field is right.
 """
 
 from __future__ import annotations
@@ -92,7 +94,13 @@ def _build(cls: type, data: dict[str, Any], loc: Location, problems: list[Proble
         values[f.name] = value
     names = {f.name for f in known}
     problems.extend(((*loc, key), "unknown key") for key in data if key not in names)
-    return None if len(problems) > start else cls(**values)
+    if len(problems) > start:
+        return None
+    instance = cls(**values)
+    check_table = getattr(cls, "check_table", None)
+    if callable(check_table):  # checks across fields, once each field is right
+        problems.extend(((*loc, *where), message) for where, message in check_table(instance))
+    return None if len(problems) > start else instance
 
 
 def _convert(tp: Any, value: object, loc: Location, problems: list[Problem]) -> Any:

@@ -12,7 +12,13 @@ import anyio
 from acp_tui.config.paths import get_paths
 from acp_tui.demo_agent.auth import store_credentials
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, HostileOutput
-from acp_tui.demo_agent.options import ALL_CAPABILITIES, AUTH_STYLES, FAULTS, AgentOptions
+from acp_tui.demo_agent.options import (
+    ALL_CAPABILITIES,
+    AUTH_STYLES,
+    FAULTS,
+    MCP_TRANSPORTS,
+    AgentOptions,
+)
 from acp_tui.demo_agent.script import KEYWORDS_HELP
 from acp_tui.demo_agent.server import DemoAgent
 from acp_tui.demo_agent.stdio import StdinStream, StdoutStream
@@ -29,6 +35,16 @@ def _capabilities(value: str) -> frozenset[str]:
     if unknown:
         raise argparse.ArgumentTypeError(
             f"unknown capabilities {', '.join(unknown)}; choose from {', '.join(ALL_CAPABILITIES)}"
+        )
+    return names
+
+
+def _transports(value: str) -> frozenset[str]:
+    names = frozenset(n.strip() for n in value.split(",") if n.strip())
+    unknown = sorted(names - set(MCP_TRANSPORTS))
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown MCP transports {', '.join(unknown)}; choose from {', '.join(MCP_TRANSPORTS)}"
         )
     return names
 
@@ -126,6 +142,19 @@ def build_parser() -> argparse.ArgumentParser:
         "(for testing that a client shows them literally)",
     )
     parser.add_argument(
+        "--mcp",
+        type=_transports,
+        default=frozenset(),
+        metavar="TRANSPORTS",
+        help="comma-separated MCP transports to accept besides stdio, from "
+        f"{','.join(MCP_TRANSPORTS)} (v2: http only); servers of other transports are refused",
+    )
+    parser.add_argument(
+        "--image",
+        action="store_true",
+        help="advertise promptCapabilities.image and take image blocks in prompts",
+    )
+    parser.add_argument(
         "--delay-ms", type=_non_negative, default=0, help="sleep this long between chunks"
     )
     parser.add_argument(
@@ -199,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         delay_ms=args.delay_ms,
         protocol=args.protocol,
         hostile=HOSTILE_TEXTS[args.hostile] if args.hostile else None,
+        mcp_transports=args.mcp,
+        image=args.image,
     )
     try:
         anyio.run(serve, options)

@@ -82,3 +82,8 @@ def store_credentials(data_dir: Path) -> None:
     """What a successful `--login` leaves for the next runs."""
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / CREDENTIALS_FILE).write_text('{"user": "demo"}\n')
+
+
+def forget_credentials(data_dir: Path) -> None:
+    """What logging out leaves: no stored credential."""
+    (data_dir / CREDENTIALS_FILE).unlink(missing_ok=True)

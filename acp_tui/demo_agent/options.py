@@ -17,6 +17,9 @@ ALL_CAPABILITIES: tuple[str, ...] = (
     "additionalDirectories",
 )
 
+MCP_TRANSPORTS: tuple[str, ...] = ("http", "sse")
+"""The MCP transports ``--mcp`` can advertise besides stdio (which agents always take)."""
+
 FAULTS: tuple[str, ...] = ("hang-initialize", "login-hangs", "replay-on-resume")
 
 AUTH_STYLES: tuple[str, ...] = ("standard", "meta", "error-data")
@@ -47,6 +50,10 @@ class AgentOptions:
     """When set, every display string the agent writes is replaced by this text (tests)."""
     auth_elicit: bool = False
     """Ask the user a question (a request-scoped elicitation) during `authenticate`."""
+    mcp_transports: frozenset[str] = frozenset()
+    """MCP transports advertised besides stdio: ``http`` and/or ``sse`` (v2: ``http``)."""
+    image: bool = False
+    """Advertise ``promptCapabilities.image`` and take image blocks in prompts."""
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities

@@ -72,8 +72,9 @@ def additional_directories(params: Params) -> list[str] | None:
     return list(value)
 
 
-def mcp_servers(params: Params) -> list[Any]:
-    """``mcpServers`` must be an array when given; the demo agent connects to none of them."""
+def mcp_servers(params: Params, transports: frozenset[str] = frozenset({"stdio"})) -> list[Any]:
+    """``mcpServers`` must be an array of servers the agent advertised (``transports``), stdio
+    ones with an absolute command; the demo agent connects to none of them."""
     value = params.get("mcpServers")
     if value is None:
         return []
@@ -82,10 +83,31 @@ def mcp_servers(params: Params) -> list[Any]:
     for index, entry in enumerate(value):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise RpcError.invalid_params(f"mcpServers[{index}] must be an object with a name")
+        transport = entry.get("type", "stdio")
+        if transport not in transports:
+            raise RpcError.invalid_params(
+                f"mcpServers[{index}]: transport {transport!r} was not advertised"
+            )
+        if transport == "stdio":
+            command = entry.get("command")
+            if not isinstance(command, str) or not is_absolute(command):
+                raise RpcError.invalid_params(
+                    f"mcpServers[{index}].command must be an absolute path, got {command!r}"
+                )
+        elif not isinstance(entry.get("url"), str):
+            raise RpcError.invalid_params(f"mcpServers[{index}].url must be a string")
     return value
 
 
-def prompt_blocks(params: Params) -> list[dict[str, Any]]:
+def describe_mcp_servers(servers: list[Any]) -> tuple[str, ...]:
+    """``name (transport: command or url)`` for each server; env and headers never shown."""
+    return tuple(
+        f"{s['name']} ({s.get('type', 'stdio')}: {s.get('command') or s.get('url')})"
+        for s in servers
+    )
+
+
+def prompt_blocks(params: Params, *, image: bool = False) -> list[dict[str, Any]]:
     value = params.get("prompt")
     if not isinstance(value, list):
         raise RpcError.invalid_params(f"prompt must be an array of content blocks, got {value!r}")
@@ -94,6 +116,8 @@ def prompt_blocks(params: Params) -> list[dict[str, Any]]:
             raise RpcError.invalid_params(f"prompt[{index}] must be a content block with a type")
         if block["type"] == "text" and not isinstance(block.get("text"), str):
             raise RpcError.invalid_params(f"prompt[{index}].text must be a string")
+        if block["type"] == "image" and image:
+            continue
         if block["type"] in ("image", "audio"):
             raise RpcError.invalid_params(
                 f"prompt[{index}]: {block['type']} content is not supported "

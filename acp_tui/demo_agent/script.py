@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from acp_tui.demo_agent import asking, tools
+from acp_tui.demo_agent import asking, extras, tools
 from acp_tui.demo_agent.turn import TurnContext, new_id
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,9 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
   crash             stream a little, then exit with code 3 mid-turn
   hang              never finish until session/cancel
   usage             a usage_update with cost
+  mcp               list the MCP servers the client gave this session
+  image             reply with an image block (a 1x1 PNG)
+  notice            three notice updates (info, warning, error), not recorded
   title [TEXT]      a session_info_update with a new title
   /help             this list
 Without a keyword the agent echoes the prompt. Every turn records the user message, sets the
@@ -61,6 +64,7 @@ KEYWORDS = frozenset(
         "think", "plan", "stream", "markdown", "code", "diff", "edit", "permission", "read",
         "write", "terminal", "run", "slow", "malformed", "huge", "crash", "hang", "usage", "title",
         "ask",
+        "mcp", "image", "notice",
     }
 )  # fmt: skip
 FLOOD = "permission-flood"
@@ -272,6 +276,7 @@ async def run_turn(ctx: TurnContext, blocks: list[dict[str, Any]]) -> str:
 async def _steps(
     ctx: TurnContext, kw: Keywords, text: str, blocks: list[dict[str, Any]]
 ) -> str | None:
+    await extras.describe_images(ctx, blocks)
     if kw.help:
         await ctx.say(f"The demo agent answers to these words:\n\n```\n{KEYWORDS_HELP}\n```\n")
     if kw.has("think"):
@@ -304,6 +309,12 @@ async def _steps(
     if kw.has("usage"):
         await ctx.say("Here is how much of the context this session uses.")
         await ctx.usage()
+    if kw.has("mcp"):
+        await extras.mcp(ctx)
+    if kw.has("image"):
+        await extras.image(ctx)
+    if kw.has("notice"):
+        await extras.notices(ctx)
     if kw.has("title"):
         await ctx.session_info(title=kw.title_text or f"{ctx.record.title} (renamed)")
     if plan is not None:

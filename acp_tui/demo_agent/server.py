@@ -22,7 +22,12 @@ from anyio.abc import TaskGroup
 
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
-from acp_tui.demo_agent.auth import AUTH_METHOD_ID, auth_methods, has_credentials
+from acp_tui.demo_agent.auth import (
+    AUTH_METHOD_ID,
+    auth_methods,
+    forget_credentials,
+    has_credentials,
+)
 from acp_tui.demo_agent.options import PROTOCOL_VERSION, AgentOptions, ClientCaps
 from acp_tui.demo_agent.paging import list_sessions
 from acp_tui.demo_agent.script import COMMANDS, run_turn
@@ -70,6 +75,8 @@ class LiveSession:
 
     record: SessionRecord
     turn: anyio.CancelScope | None = None
+    mcp_servers: tuple[str, ...] = ()
+    """The MCP servers the client gave (described, secrets left out), for the ``mcp`` keyword."""
 
 
 class DemoAgent:
@@ -100,6 +107,7 @@ class DemoAgent:
         None drops it."""
         self.login_method = "authenticate"
         """The method that logs in (``auth/login`` in v2), for error messages."""
+        self.logout_method = "logout"
         self._busy = 0
         self._idle = anyio.Event()
         self._idle.set()
@@ -126,6 +134,7 @@ class DemoAgent:
         return {
             "initialize": (None, self.initialize),
             "authenticate": (None, self.authenticate),
+            "logout": (None, self.logout),
             "session/new": (None, self.new_session),
             "session/load": ("load", self.load_session),
             "session/list": ("list", self.list_sessions),
@@ -281,8 +290,12 @@ class DemoAgent:
             "protocolVersion": PROTOCOL_VERSION,
             "agentCapabilities": {
                 "loadSession": self.options.has("load"),
-                "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
-                "mcpCapabilities": {"http": False, "sse": False},
+                "promptCapabilities": {
+                    "image": self.options.image,
+                    "audio": False,
+                    "embeddedContext": True,
+                },
+                "mcpCapabilities": {t: t in self.options.mcp_transports for t in ("http", "sse")},
                 "sessionCapabilities": {m: {} for m in markers if self.options.has(m)},
             },
             "agentInfo": {
@@ -294,6 +307,8 @@ class DemoAgent:
         }
         if self.options.require_auth and self.options.auth_style != "error-data":
             result["authMethods"] = self.offered_auth_methods(1, self.client.terminal_auth)
+        if self.options.require_auth:
+            result["agentCapabilities"]["auth"] = {"logout": {}}
         return result
 
     def offered_auth_methods(self, version: int, terminal: bool) -> list[dict[str, Any]]:
@@ -341,14 +356,29 @@ class DemoAgent:
         if action != "accept":
             raise RpcError(ErrorCode.AUTH_REQUIRED, f"Not logged in: the answer was {action!r}")
 
+    async def logout(self, params: P.Params) -> Any:
+        """Forget the login (and a terminal login's credential): the next gated call asks."""
+        if not self.options.require_auth:
+            raise RpcError.method_not_found(self.logout_method)
+        self.authenticated = False
+        forget_credentials(self.options.data_dir)
+        return {}
+
     # -- session lifecycle ----------------------------------------------------------------
 
     def _where(self, params: P.Params) -> tuple[str, list[str]]:
         """The request's ``cwd`` and served extra roots (its ``mcpServers`` checked too)."""
         cwd = P.absolute_path(params, "cwd")
         assert cwd is not None
-        P.mcp_servers(params)
+        self.mcp_servers(params)
         return cwd, self._dirs(params) or []
+
+    def mcp_servers(self, params: P.Params) -> tuple[str, ...]:
+        """The request's ``mcpServers``, checked against what was advertised, described."""
+        transports = {"stdio", *self.options.mcp_transports}
+        if self.logout_method == "auth/logout":
+            transports.discard("sse")  # v2 has no SSE
+        return P.describe_mcp_servers(P.mcp_servers(params, frozenset(transports)))
 
     def _new_record(self, cwd: str, dirs: list[str]) -> SessionRecord:
         """A session created now, with a new id."""
@@ -361,17 +391,17 @@ class DemoAgent:
             updated_at=now,
         )
 
-    def _start(self, record: SessionRecord) -> dict[str, Any]:
+    def _start(self, record: SessionRecord, params: P.Params) -> dict[str, Any]:
         """Store and activate a session just created; its setup result."""
         self.store.put(record)
-        self._activate(record)
+        self._activate(record).mcp_servers = self.mcp_servers(params)
         self._commands_after_reply(record.session_id)
         return {"sessionId": record.session_id, **self._state(record)}
 
     async def new_session(self, params: P.Params) -> Any:
         record = self._new_record(*self._where(params))
         record.config = {"model": DEFAULT_MODEL}
-        return self._start(record)
+        return self._start(record, params)
 
     async def reattach(self, params: P.Params, *, replay: bool) -> Any:
         """Load (``replay``) or resume a stored session: its setup result."""
@@ -388,7 +418,7 @@ class DemoAgent:
             self.store.put(record)
         if replay:
             await self.send_history(session_id)
-        self._activate(record)
+        self._activate(record).mcp_servers = self.mcp_servers(params)
         await self._send_commands(session_id)
         return self._state(record)
 
@@ -424,7 +454,7 @@ class DemoAgent:
             prompts=source.prompts,
         )
         self.store.copy_history(source.session_id, record.session_id)
-        return self._start(record)
+        return self._start(record, params)
 
     # -- list -----------------------------------------------------------------------------
 
@@ -472,7 +502,7 @@ class DemoAgent:
     async def prompt(self, params: P.Params) -> Any:
         session_id = P.session_id(params)
         live = self.live_session(session_id)
-        blocks = P.prompt_blocks(params)
+        blocks = P.prompt_blocks(params, image=self.options.image)
         if live.turn is not None:
             raise RpcError.invalid_params(f"a prompt turn is already running in {session_id}")
 
@@ -496,6 +526,10 @@ class DemoAgent:
         async def emit(update: dict[str, Any]) -> None:
             await self.send_update(session_id, update, record=True)
 
+        async def send_live(update: dict[str, Any]) -> None:
+            await self.send_update(session_id, update, record=False)
+
+        live = self.live.get(session_id)
         return TurnContext(
             record=record,
             store=self.store,
@@ -505,4 +539,6 @@ class DemoAgent:
             write_raw=self.output.send,
             notify=self.conn.notify,
             delay=self.options.delay_ms / 1000,
+            send_live=send_live,
+            mcp_servers=live.mcp_servers if live is not None else (),
         )

@@ -1,4 +1,4 @@
-"""Provides the demo agent's session modes and config options (mode, model, verbose)."""
+"""Provides the demo agent's session modes and config options (mode, model, verbose, effort)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,16 @@ MODELS: list[dict[str, str]] = [
     {"value": "demo-fast", "name": "Demo fast", "description": "Quick, terse answers"},
     {"value": "demo-smart", "name": "Demo smart", "description": "Slower, thoughtful answers"},
 ]
+EFFORTS: list[dict[str, str]] = [
+    {"value": "low", "name": "Low effort"},
+    {"value": "high", "name": "High effort"},
+]
+DEFAULT_EFFORT = "low"
 DEFAULT_MODE = "ask"
 DEFAULT_MODEL = "demo-fast"
 MODE_IDS = frozenset(m["id"] for m in MODES)
 MODEL_IDS = frozenset(m["value"] for m in MODELS)
+EFFORT_IDS = frozenset(e["value"] for e in EFFORTS)
 
 
 def modes_state(record: SessionRecord) -> dict[str, Any]:
@@ -45,15 +51,27 @@ def config_options(record: SessionRecord, *, boolean: bool) -> list[dict[str, An
             "options": [dict(m) for m in MODELS],
         },
     ]
+    options.append(  # listed last, shown beside the model (its category says so)
+        {
+            "id": "effort",
+            "name": "Effort",
+            "description": "How hard the model thinks",
+            "category": "model_config",
+            "type": "select",
+            "currentValue": str(record.config.get("effort", DEFAULT_EFFORT)),
+            "options": [dict(e) for e in EFFORTS],
+        }
+    )
     if boolean:
-        options.append(
+        options.insert(
+            2,
             {
                 "id": "verbose",
                 "name": "Verbose",
                 "description": "Share the agent's reasoning as thoughts",
                 "type": "boolean",
                 "currentValue": bool(record.config.get("verbose", False)),
-            }
+            },
         )
     return options
 
@@ -85,6 +103,12 @@ def set_config_option(
                 f"unknown model {value!r}; expected one of {sorted(MODEL_IDS)}"
             )
         record.config["model"] = value
+    elif config_id == "effort":
+        if kind not in (None, "select") or value not in EFFORT_IDS:
+            raise RpcError.invalid_params(
+                f"unknown effort {value!r}; expected one of {sorted(EFFORT_IDS)}"
+            )
+        record.config["effort"] = value
     elif config_id == "verbose" and boolean:
         if kind != "boolean" or not isinstance(value, bool):
             raise RpcError.invalid_params(

@@ -48,7 +48,9 @@ async def diff(ctx: TurnContext) -> str | None:
     notes = os.path.join(ctx.cwd, "NOTES.md")
     title = "Edit hello.py and add NOTES.md"
     locations = [hello, notes]
-    call_id = await ctx.tool_call(title, "edit", locations=locations, raw_input={"path": hello})
+    call_id = await ctx.tool_call(
+        title, "edit", locations=locations, raw_input={"path": hello}, name="edit_files"
+    )
     await ctx.pause()
     await ctx.tool_update(call_id, status="in_progress")
     await ctx.pause()

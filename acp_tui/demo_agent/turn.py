@@ -64,6 +64,10 @@ class TurnContext:
     """Sends a notification to the client (``elicitation/complete``)."""
     delay: float = 0.0
     reply_chars: int = 0
+    send_live: Callable[[Update], Awaitable[None]] | None = None
+    """Sends an update without recording it (live events such as notices); None: ``emit``."""
+    mcp_servers: tuple[str, ...] = ()
+    """The MCP servers the client gave the session, described (for the ``mcp`` keyword)."""
 
     @property
     def session_id(self) -> str:
@@ -100,6 +104,10 @@ class TurnContext:
             )
             await self.pause()
 
+    async def emit_live(self, update: Update) -> None:
+        """Send an update that is not session history (never replayed)."""
+        await (self.send_live or self.emit)(update)
+
     async def say(self, text: str) -> None:
         await self.stream(split_text(text))
 
@@ -115,6 +123,7 @@ class TurnContext:
         *,
         locations: list[str] | None = None,
         raw_input: Any = None,
+        name: str | None = None,
     ) -> str:
         """Announce a pending tool call; returns its id."""
         call_id = new_id("call")
@@ -129,6 +138,8 @@ class TurnContext:
             update["locations"] = [{"path": path} for path in locations]
         if raw_input is not None:
             update["rawInput"] = raw_input
+        if name is not None:
+            update["name"] = name  # UNSTABLE: the tool's programmatic name
         await self.emit(update)
         return call_id
 

@@ -130,6 +130,7 @@ class V2Dialect:
         self.agent = agent
         agent.outgoing = translate
         agent.login_method = "auth/login"
+        agent.logout_method = "auth/logout"
 
     def methods(self) -> dict[str, tuple[str | None, Handler]]:
         """Method name -> (required capability, handler); the baseline needs none."""
@@ -165,7 +166,13 @@ class V2Dialect:
             elicitation_url=url,
         )
         log.info("speaking ACP v2 (draft); client capabilities %s", agent.client)
-        session: dict[str, Any] = {"prompt": {"embeddedContext": {}}, "mcp": {"stdio": {}}}
+        prompt: dict[str, Any] = {"embeddedContext": {}}
+        if agent.options.image:
+            prompt["image"] = {}
+        mcp: dict[str, Any] = {"stdio": {}}
+        if "http" in agent.options.mcp_transports:
+            mcp["http"] = {}
+        session: dict[str, Any] = {"prompt": prompt, "mcp": mcp}
         session.update({m: {} for m in OPTIONAL_MARKERS if agent.options.has(m)})
         result: dict[str, Any] = {
             "protocolVersion": PROTOCOL_VERSION,
@@ -181,10 +188,7 @@ class V2Dialect:
         return await self.agent.authenticate(params)
 
     async def logout(self, params: P.Params) -> Any:
-        if not self.agent.options.require_auth:
-            raise RpcError.method_not_found("auth/logout")
-        self.agent.authenticated = False
-        return {}
+        return await self.agent.logout(params)
 
     # -- sessions -----------------------------------------------------------------------------
 
@@ -237,7 +241,7 @@ class V2Dialect:
         agent = self.agent
         session_id = P.session_id(params)
         live = agent.live_session(session_id)
-        blocks = P.prompt_blocks(params)
+        blocks = P.prompt_blocks(params, image=agent.options.image)
         if live.turn is not None:
             raise RpcError.invalid_params(f"a prompt turn is already running in {session_id}")
         task_group = agent.task_group

@@ -85,6 +85,8 @@ class ToolCall(TaggedModel):
     )
     raw_input: Any = None
     raw_output: Any = None
+    name: Lenient[str] = None
+    """UNSTABLE: the programmatic name of the tool."""
 
 
 class ToolCallUpdate(TaggedModel):
@@ -101,3 +103,5 @@ class ToolCallUpdate(TaggedModel):
     locations: Lenient[SkipInvalid[ToolCallLocation]] = None
     raw_input: Any = None
     raw_output: Any = None
+    name: Lenient[str] = None
+    """UNSTABLE: the programmatic name of the tool (null clears it)."""

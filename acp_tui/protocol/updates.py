@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, Tag, model_validator
 
-from acp_tui.protocol.base import Lenient, SkipInvalid, WireModel
+from acp_tui.protocol.base import Lenient, SkipInvalid, WireModel, lenient
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.session_config import (
     ConfigOptionList,
@@ -64,6 +64,7 @@ __all__ = [
     "SessionInfoUpdate",
     "SessionMode",
     "SessionModeState",
+    "SessionNotice",
     "SessionNotification",
     "SessionUpdate",
     "TerminalToolCallContent",
@@ -227,6 +228,19 @@ class UsageUpdate(TaggedModel):
     used: int
     size: int
     cost: Lenient[Cost] = None
+
+
+class SessionNotice(WireModel):
+    """UNSTABLE ``notice``: advisory information for the user, not session history.
+
+    Read from an ``UnknownSessionUpdate`` (both versions leave the kind out of their unions, so
+    it stays an unknown kind on the wire models); ``severity`` is ``info``, ``warning``,
+    ``error`` or anything else (``other``, ``_custom``).
+    """
+
+    severity: Annotated[str, lenient("info")] = "info"
+    title: str = Field(min_length=1)
+    description: Lenient[str] = None
 
 
 class UnknownSessionUpdate(WireModel):

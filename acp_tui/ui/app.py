@@ -215,7 +215,7 @@ class AcpApp(PlainToasts):
     # -- commands ----------------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        from acp_tui.ui.session_commands import tab_commands
+        from acp_tui.ui.session_commands import logout_commands, tab_commands
 
         yield from super().get_system_commands(screen)
         yield SystemCommand(
@@ -246,6 +246,7 @@ class AcpApp(PlainToasts):
             "Pick an agent from the ACP agent registry and add it to the config file",
             self.action_add_agent,
         )
+        yield from logout_commands(self, self.workspace, self.slot)
         yield from tab_commands(self, self.workspace, self.slot)
 
     def action_add_agent(self, first_run: bool = False) -> None:

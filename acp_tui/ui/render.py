@@ -112,7 +112,10 @@ def _render_tool_call(entry: ToolCallEntry, options: RenderOptions) -> Renderabl
     icon = STATUS_ICONS.get(entry.status, "?")
     header = Text(f"{icon} ", style=styles.tool)
     header.append(sanitize(entry.title, TEXT_LIMIT), style=styles.tool)
-    header.append(f"  {entry.kind} · {entry.status.replace('_', ' ')}", style=styles.tool_meta)
+    meta = f"{entry.kind} · {entry.status.replace('_', ' ')}"
+    if entry.name:  # the tool's programmatic name, already sanitized by the transcript
+        meta = f"{entry.name} · {meta}"
+    header.append(f"  {meta}", style=styles.tool_meta)
     parts: list[RenderableType] = [header]
     for location in entry.locations[:LIST_LIMIT]:
         where = sanitize(location.path, LABEL_LIMIT) + (

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "close_tab",
     "export_transcript",
+    "logout_commands",
     "new_session_with_roots",
     "restart_agent",
     "tab_commands",
@@ -52,6 +53,24 @@ def tab_commands(
             f"{sanitize(slot.agent.display_name, NAME_LIMIT)} · {slot.cwd} (Alt+{number})",
             lambda slot=slot: ws.focus(slot),
         )
+
+
+def logout_commands(
+    app: App[int], ws: Workspace | None, current: SessionSlot | None
+) -> Iterator[SystemCommand]:
+    """ "Log out of AGENT" for the current tab's agent, when it advertises logging out."""
+    if ws is None or current is None:
+        return
+    agent = current.agent
+    caps = agent.capabilities
+    if caps is None or not caps.can_logout:
+        return
+    method = "auth/logout" if caps.protocol_version >= 2 else "logout"
+    yield SystemCommand(
+        f"Log out of {sanitize(agent.display_name)}",
+        f"End the login ({method}); the agent asks you to log in again when it needs to",
+        lambda: app.run_worker(ws.log_out(agent), group="logout"),
+    )
 
 
 def close_tab(app: App[int], ws: Workspace, slot: SessionSlot) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from textual.app import SystemCommand
 from textual.pilot import Pilot
 from textual.widgets import Button
 
@@ -181,3 +182,53 @@ async def test_crash_mid_turn_keeps_transcript_and_draft_then_restart_resumes(
     assert resume["sessionId"] == session_id
     assert "replayFrom" not in resume
     assert not wire.sent_params("session/load")
+
+
+def palette_command(app: AcpApp, prefix: str) -> SystemCommand | None:
+    found = [c for c in app.get_system_commands(app.screen) if c.title.startswith(prefix)]
+    return found[0] if found else None
+
+
+@PROTOCOLS
+async def test_logout_from_the_palette_then_the_next_prompt_logs_in_again(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch, protocol: int
+) -> None:
+    """Log out (v1 `logout`, v2 `auth/logout`); the next call that needs it asks again."""
+    wire = record_wire(monkeypatch)
+    app = make_app("--require-auth", "--auth-on", "session/prompt", protocol=protocol)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"first", "enter")
+        await choose_auth(pilot, app, "Demo login")
+        await wait_for(pilot, lambda: "You said" in screen_text(app))
+        command = palette_command(app, "Log out of")
+        assert command is not None
+        assert command.title == "Log out of acp-tui demo agent"
+        command.callback()
+        await wait_for(pilot, lambda: "Logged out of" in screen_text(app))
+        await pilot.press(*"second", "enter")
+        await choose_auth(pilot, app, "Demo login")
+        await wait_for(
+            pilot,
+            lambda: (
+                screen_text(app).count("You said") == 2
+                and app.slot is not None
+                and not app.slot.busy
+            ),
+        )
+    logout = "logout" if protocol == 1 else "auth/logout"
+    login = "authenticate" if protocol == 1 else "auth/login"
+    assert wire.sent_params(logout) == [{}]
+    assert len(wire.sent_params(login)) == 2
+    # The order on the wire: the login, the logout, then the second login.
+    methods = [m for m in wire.sent_methods() if m in (logout, login)]
+    assert methods == [login, logout, login]
+
+
+async def test_no_logout_command_for_an_agent_that_cannot_log_out(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()  # the demo agent without --require-auth advertises no auth.logout
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        assert palette_command(app, "Log out of") is None

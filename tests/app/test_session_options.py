@@ -55,7 +55,7 @@ def requests(sent: Sent, method: str) -> list[dict[str, Any]]:
 
 
 @PROTOCOLS
-async def test_bar_shows_model_first_then_mode_and_verbose_switch(
+async def test_bar_shows_model_and_its_settings_first_then_mode_and_verbose_switch(
     make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
     app, ctx = await start(make_app, protocol=protocol)
@@ -63,8 +63,9 @@ async def test_bar_shows_model_first_then_mode_and_verbose_switch(
         bar = await mount_bar(app, pilot, [])
         assert bar.display
         names = [s.name for s in bar.query(Select).results(Select)]
-        # The demo lists mode first; the model is shown first anyway.
-        assert names == ["config:model", "config:mode"]
+        # The demo lists mode first and its model_config "effort" last; the model is shown
+        # first anyway, with its settings beside it.
+        assert names == ["config:model", "config:effort", "config:mode"]
         picks = selects(bar)
         assert picks["config:model"].value == "demo-fast"
         assert picks["config:mode"].value == "ask"

@@ -221,3 +221,17 @@ def test_agent_still_starting(
     assert snap_compare(
         make_snapshot_app("--fault", "hang-initialize"), terminal_size=SIZE, run_before=run
     )
+
+
+def test_notices_image_and_tool_name(
+    snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
+) -> None:
+    """Notice toasts by severity, an image from the agent as a placeholder, a tool's name."""
+    run = turn("image notice")
+
+    async def steps(pilot: Pilot[int]) -> None:
+        await run(pilot)
+        await until(pilot, lambda: len(app_of(pilot)._notifications) == 3)
+        await settle(pilot)
+
+    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=steps)

@@ -50,6 +50,7 @@ def test_add_writes_the_command_exactly_as_given(acp_home: Paths) -> None:
             "env": {},
             "protocol": 1,
             "additional_directories": [],
+            "mcp_servers": [],
         }
     }
     assert load_settings(acp_home.config_file).problems == []

@@ -204,7 +204,7 @@ async def test_a_turn_builds_the_transcript_in_order(data: Path, project: Path) 
         assert [c.name for c in transcript.commands][:1] == ["help"]
         assert transcript.modes is not None
         assert transcript.modes.current_mode_id == "ask"
-        assert {o.id for o in transcript.config_options} == {"mode", "model", "verbose"}
+        assert {o.id for o in transcript.config_options} == {"mode", "model", "effort", "verbose"}
 
 
 # -- 3. permission ----------------------------------------------------------------------------
@@ -657,7 +657,7 @@ async def test_set_mode_and_config_options_update_the_transcript(data: Path, pro
         await client.set_config_option(sid, "model", "demo-smart")
         await client.set_config_option(sid, "verbose", True)
         values = {o.id: o.current_value for o in session.transcript.config_options}
-        assert values == {"mode": "code", "model": "demo-smart", "verbose": True}
+        assert values == {"mode": "code", "model": "demo-smart", "effort": "low", "verbose": True}
         await client.prompt(sid, text("hello"))
         assert "Verbose mode" in "".join(m.text for m in messages(session.transcript, "thought"))
         with pytest.raises(RpcError) as caught:

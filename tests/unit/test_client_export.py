@@ -106,7 +106,7 @@ def test_tool_call_with_locations_diff_text_terminal_and_unknown(transcript: Tra
     assert "New file: `/p/new.py`" in md
     assert ("diff", "--- /dev/null\n+++ /p/new.py\n@@ -0,0 +1 @@\n+x = 1\n") in found
     assert ("text", "some output\n") in found
-    assert ("text", "[image image/png]\n") in found
+    assert ("text", "[image · image/png · 0 B]\n") in found
     assert "*Terminal `term-7`: its output is no longer available.*" in md
     assert "*Tool output of type `hologram` not exported.*" in md
 

@@ -161,3 +161,73 @@ def test_filter_paths_puts_file_name_matches_first() -> None:
     paths = ["readme/guide.txt", "docs/README.md", "other.txt"]
     assert filter_paths(paths, "read") == ["docs/README.md", "readme/guide.txt"]
     assert filter_paths(paths, "") == paths
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 20
+JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 20
+GIF = b"GIF89a" + b"\x00" * 20
+WEBP = b"RIFF\x10\x00\x00\x00WEBPVP8 " + b"\x00" * 20
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "mime_type"),
+    [
+        ("a.png", PNG, "image/png"),
+        ("b.JPG", JPEG, "image/jpeg"),
+        ("c.jpeg", JPEG, "image/jpeg"),
+        ("d.gif", GIF, "image/gif"),
+        ("e.webp", WEBP, "image/webp"),
+    ],
+)
+def test_images_are_image_blocks_when_the_agent_takes_images(
+    tmp_path: Path, name: str, data: bytes, mime_type: str
+) -> None:
+    import base64
+
+    from acp_tui.protocol.content import ImageContent
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    _, block = build_prompt_blocks("look", [path], embedded_context=True, image=True)
+    assert isinstance(block, ImageContent)
+    assert block.mime_type == mime_type
+    assert base64.b64decode(block.data) == data
+    assert block.uri == path.as_uri()
+    _, linked = build_prompt_blocks("look", [path], embedded_context=True, image=False)
+    assert isinstance(linked, ResourceLink)
+
+
+def test_an_image_in_name_only_or_too_big_is_linked(tmp_path: Path) -> None:
+    from acp_tui.client.prompt import image_block
+
+    fake = tmp_path / "fake.png"
+    fake.write_bytes(b"not an image at all")
+    assert image_block(fake) is None
+    big = tmp_path / "big.png"
+    big.write_bytes(PNG + b"\x00" * 100)
+    assert image_block(big, limit=50) is None
+    assert image_block(big, limit=1000) is not None
+    text = tmp_path / "notes.txt"
+    text.write_bytes(PNG)  # image bytes, but not named as an image
+    assert image_block(text) is None
+    _, block = build_prompt_blocks("x", [fake], embedded_context=False, image=True)
+    assert isinstance(block, ResourceLink)
+
+
+def test_a_pasted_path_to_an_image_is_recognised(tmp_path: Path) -> None:
+    from acp_tui.client.mentions import pasted_image_path
+
+    spaced = tmp_path / "my photo.png"
+    spaced.write_bytes(PNG)
+    plain = tmp_path / "shot.webp"
+    plain.write_bytes(WEBP)
+    assert pasted_image_path(f"  {plain}\n", tmp_path) == plain
+    assert pasted_image_path(f"'{spaced}'", tmp_path) == spaced
+    assert pasted_image_path(str(spaced).replace(" ", "\\ "), tmp_path) == spaced
+    assert pasted_image_path(spaced.as_uri(), tmp_path) == spaced
+    assert pasted_image_path("shot.webp", tmp_path) == plain
+    assert pasted_image_path(f"see {plain}", tmp_path) is None
+    assert pasted_image_path(f"{plain}\n{plain}", tmp_path) is None
+    assert pasted_image_path(str(tmp_path / "gone.png"), tmp_path) is None
+    (tmp_path / "notes.txt").write_text("x")
+    assert pasted_image_path(str(tmp_path / "notes.txt"), tmp_path) is None

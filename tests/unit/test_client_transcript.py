@@ -173,7 +173,9 @@ def test_block_text_of_every_content_kind() -> None:
     assert block_text(text_res) == "[file:///t]"
     blob = EmbeddedResource(resource=BlobResourceContents(uri="file:///b", blob="AA=="))
     assert block_text(blob) == "[binary resource file:///b]"
-    assert block_text(ImageContent(data="AA==", mime_type="image/png")) == "[image image/png]"
+    assert (
+        block_text(ImageContent(data="AA==", mime_type="image/png")) == "[image · image/png · 1 B]"
+    )
     assert block_text(AudioContent(data="AA==", mime_type="audio/wav")) == "[audio audio/wav]"
     unknown = update(sessionUpdate="agent_message_chunk", content={"type": "video", "x": 1})
     transcript = Transcript("s")
@@ -494,3 +496,49 @@ def test_notices_and_iteration(transcript: Transcript) -> None:
     assert isinstance(first, NoticeEntry)
     assert first.level == "warning"
     assert first.revision == 1
+
+
+# -- drafts agents already send: notices and tool names -------------------------------------------
+
+
+def test_a_notice_is_announced_not_kept(transcript: Transcript) -> None:
+    from acp_tui.client.transcript import AgentNotice
+
+    rec = Recorder(transcript)
+    transcript.apply(
+        update(sessionUpdate="notice", severity="warning", title="Quota", description="80% used")
+    )
+    assert transcript.entries == []
+    assert transcript.unknown_updates == 0
+    assert transcript.last_notice == AgentNotice("Quota", "80% used", "warning")
+    assert [(c.kind, c.what) for c in rec.take()] == [("meta", "notice")]
+    transcript.apply(update(sessionUpdate="notice", severity="_custom", title="\x1b[31mred"))
+    assert transcript.last_notice == AgentNotice("␛[31mred", None, "info")
+
+
+def test_a_malformed_notice_is_the_quiet_unknown_notice(transcript: Transcript) -> None:
+    transcript.apply(update(sessionUpdate="notice", severity="error", title=""))
+    transcript.apply(update(sessionUpdate="mystery_update", x=1))
+    assert transcript.last_notice is None
+    assert transcript.unknown_updates == 2
+    assert [e.text for e in transcript.entries if isinstance(e, NoticeEntry)] == [
+        "The agent sent an update this client does not know: notice",
+        "The agent sent an update this client does not know: mystery_update",
+    ]
+
+
+def test_a_tool_call_name_is_kept_replaced_and_cleared(transcript: Transcript) -> None:
+    transcript.apply(
+        update(sessionUpdate="tool_call", toolCallId="t", title="Edit", name="edit_file")
+    )
+    entry = transcript.tool_call("t")
+    assert entry is not None
+    assert entry.name == "edit_file"
+    transcript.apply(update(sessionUpdate="tool_call_update", toolCallId="t", status="completed"))
+    assert entry.name == "edit_file"  # omitted: unchanged
+    transcript.apply(update(sessionUpdate="tool_call_update", toolCallId="t", name="write"))
+    assert entry.name == "write"
+    transcript.apply(update(sessionUpdate="tool_call_update", toolCallId="t", name=None))
+    assert entry.name is None
+    transcript.apply(update(sessionUpdate="tool_call_update", toolCallId="t", name=5))
+    assert entry.name is None  # malformed: no name

@@ -281,7 +281,12 @@ async def test_a_v2_turn_shows_what_a_v1_turn_shows(tmp_path: Path, project: Pat
             assert transcript.title == prompt
             assert transcript.usage is not None
             assert [c.name for c in transcript.commands][:1] == ["help"]
-            assert {o.id for o in transcript.config_options} == {"mode", "model", "verbose"}
+            assert {o.id for o in transcript.config_options} == {
+                "mode",
+                "model",
+                "effort",
+                "verbose",
+            }
     v1, v2 = shapes
     assert v2 == v1
     assert [s[0] for s in v2].count("tool") == 2
@@ -476,7 +481,7 @@ async def test_login_unlocks_the_session_methods(version: int, data: Path, proje
         methods = client.capabilities.auth_methods
         assert [m.id for m in methods] == ["demo-login", "demo-terminal-login"]
         assert methods[1].env == (("ACP_TUI_DEMO_LOGIN", "1"),)
-        assert client.capabilities.can_logout == (version == 2)
+        assert client.capabilities.can_logout  # auth.logout (v1), authMethods (v2)
         with pytest.raises(RpcError) as caught:
             await client.new_session(project)
         assert caught.value.is_auth_required
@@ -497,7 +502,7 @@ async def test_config_options(version: int, data: Path, project: Path) -> None:
         await client.set_config_option(sid, "model", "demo-smart")
         await client.set_config_option(sid, "verbose", True)
         values = {o.id: o.current_value for o in session.transcript.config_options}
-        assert values == {"mode": "code", "model": "demo-smart", "verbose": True}
+        assert values == {"mode": "code", "model": "demo-smart", "effort": "low", "verbose": True}
         await client.prompt(sid, text("hello"))
         thoughts = "".join(m.text for m in messages(session.transcript, "thought"))
         assert "Verbose mode" in thoughts

@@ -209,7 +209,12 @@ async def test_resume_replays_only_from_a_start_cursor(data_dir: Path, tmp_path:
         plain = await client.call("session/resume", {"sessionId": sid, "cwd": cwd})
         validate("schema.json", "ResumeSessionResponse", plain, "session/resume")
         assert "modes" not in plain
-        assert {o["configId"] for o in plain["configOptions"]} == {"mode", "model", "verbose"}
+        assert {o["configId"] for o in plain["configOptions"]} == {
+            "mode",
+            "model",
+            "effort",
+            "verbose",
+        }
         assert [kind(u) for u in client.of(sid)] == ["available_commands_update"]
         await client.call("session/resume", {"sessionId": sid, "cwd": cwd, "replayFrom": None})
         assert len(client.of(sid)) == 2
@@ -255,6 +260,6 @@ async def test_login_config_options_and_logout(data_dir: Path, tmp_path: Path) -
         result = await client.call("session/set_config_option", params)
         validate("schema.json", "SetSessionConfigOptionResponse", result, "set_config_option")
         values = {o["configId"]: o["currentValue"] for o in result["configOptions"]}
-        assert values == {"mode": "ask", "model": "demo-smart", "verbose": False}
+        assert values == {"mode": "ask", "model": "demo-smart", "effort": "low", "verbose": False}
         assert await client.call("auth/logout", {}) == {}
         await expect_error(client, -32000, "session/list", {})

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from acp_tui.cli import SUBCOMMANDS
-from acp_tui.config.settings import AgentConfig, Settings
+from acp_tui.config.settings import AgentConfig, McpServerConfig, Settings
 from acp_tui.config.strict import validate
 from tests.conftest import REPO
 
@@ -172,6 +172,7 @@ def test_the_readme_mentions_commands() -> None:
     assert any(line.startswith("acp-tui sessions prune") for line in lines)
     assert any(line.startswith("acp-tui agents add") for line in lines)
     assert any(line.startswith("acp-tui config path") for line in lines)
+    assert any(line.startswith("acp-tui mcp add") for line in lines)
 
 
 @pytest.mark.parametrize("line", sorted(set(command_lines())))
@@ -324,6 +325,9 @@ def test_the_config_reference_lists_every_field_with_its_type_default_and_docstr
     rows = config_rows()
     fields = documented_fields(Settings)
     fields |= {f"agents.NAME.{k}": info for k, info in documented_fields(AgentConfig).items()}
+    fields |= {
+        f"mcp_servers.NAME.{k}": info for k, info in documented_fields(McpServerConfig).items()
+    }
     assert set(rows) == set(fields)
     for key, (doc, value) in fields.items():
         _, type_, default, meaning = rows[key]

@@ -113,6 +113,7 @@ def v1_tool_call_update(update: v2t.ToolCallUpdate) -> v1u.ToolCallProgress:
         "locations",
         "raw_input",
         "raw_output",
+        "name",
     }:
         value = getattr(update, name)
         if name in ("content", "locations"):

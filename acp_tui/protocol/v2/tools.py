@@ -99,6 +99,8 @@ class ToolCallUpdate(TaggedModel):
     locations: Lenient[SkipInvalid[ToolCallLocation]] = None
     raw_input: Any = None
     raw_output: Any = None
+    name: Lenient[str] = None
+    """UNSTABLE: the programmatic name of the tool (null clears it)."""
 
 
 # -- session/request_permission --------------------------------------------------------------

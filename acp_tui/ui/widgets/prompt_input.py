@@ -5,7 +5,7 @@ and Ctrl+J insert a newline. Up on the first line and down on the last one walk 
 prompt history, and going past the newest entry gives back the draft. ``/`` at the start of the
 prompt completes the agent's commands; ``@`` completes files under the session's roots, listed by
 a thread worker. ``@path`` mentions are turned into attachments when the prompt is sent (see
-`acp_tui.client.prompt`).
+`acp_tui.client.prompt`); a pasted path to an image file becomes such a mention.
 """
 
 from __future__ import annotations
@@ -22,7 +22,13 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import TextArea
 
-from acp_tui.client.mentions import list_files, resolve_mentions
+from acp_tui.client.mentions import (
+    display_path,
+    list_files,
+    mention_for,
+    pasted_image_path,
+    resolve_mentions,
+)
 from acp_tui.store.history import HistoryBrowser, PromptHistory
 from acp_tui.ui.safe_text import NAME_LIMIT, safe_content
 from acp_tui.ui.widgets.completion import (
@@ -151,6 +157,18 @@ class PromptInput(TextArea):
         # between the text that was sent and a later clear.
         self.clear()
         self.post_message(self.Submitted(self, text, attachments))
+
+    @on(events.Paste)
+    def paste_image_as_mention(self, event: events.Paste) -> None:
+        """A pasted path to an image file (what a terminal pastes for a dropped file) becomes
+        an ``@`` mention, so it is attached when sent; the roots are checked then, as always."""
+        cwd = self.session.cwd if self.session is not None else Path.cwd()
+        path = pasted_image_path(event.text, cwd)
+        if path is None or self.read_only:
+            return  # TextArea pastes the text as it is
+        event.prevent_default()
+        result = self.replace(f"@{mention_for(display_path(path, cwd))} ", *self.selection)
+        self.move_cursor(result.end_location)
 
     def action_newline(self) -> None:
         self.insert("\n")

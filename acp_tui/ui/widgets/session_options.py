@@ -1,6 +1,7 @@
 """Provides SessionOptions: a bar of pickers for the session's config options, mode and usage.
 
-One compact Select per select option (the model first, then the agent's order), a Switch per
+One compact Select per select option (the model first, the ``model_config`` options beside it,
+then the agent's order), a Switch per
 boolean option, a Select for legacy ``modes`` only when no config option has the "mode"
 category (the protocol's rule), and the context/cost usage at the end. The bar follows the
 transcript live; only what the user changes is posted, never what the agent pushed.
@@ -68,9 +69,13 @@ def _select_choices(option: SessionConfigSelect, current: str) -> tuple[tuple[st
     return tuple(choices)
 
 
+_PLACE = {"model": 0, "model_config": 1}
+"""The model picker comes first and its settings (``model_config``) beside it."""
+
+
 def pickers_for(transcript: Transcript) -> list[Picker]:
     """The controls the transcript calls for, in display order."""
-    options = sorted(transcript.config_options, key=lambda o: o.category != "model")
+    options = sorted(transcript.config_options, key=lambda o: _PLACE.get(o.category or "", 2))
     pickers: list[Picker] = []
     for option in options:
         if isinstance(option, SessionConfigSelect):
