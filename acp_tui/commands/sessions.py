@@ -387,7 +387,8 @@ async def confirm(question: str) -> bool:
 
 
 def describe_error(exc: BaseException) -> str:
-    """One line naming the cause of a failed command (sanitised: it may quote the agent)."""
+    """One line naming the cause of a failed command (sanitised: it may quote the agent); an
+    agent's error goes on with the further lines of its ``data`` (bounded), indented."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, RpcError):
@@ -397,4 +398,8 @@ def describe_error(exc: BaseException) -> str:
     else:
         text = f"unexpected error: {type(exc).__name__}: {exc}"
     lines = [line for line in text.splitlines() if line.strip()]
-    return sanitize(lines[0]) if lines else type(exc).__name__
+    if not lines:
+        return type(exc).__name__
+    if not isinstance(exc, RpcError):
+        return sanitize(lines[0])
+    return "\n".join([sanitize(lines[0]), *(f"  {sanitize(line.strip())}" for line in lines[1:])])

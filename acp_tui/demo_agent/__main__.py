@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import textwrap
 from pathlib import Path
 
 import anyio
@@ -12,7 +13,7 @@ import anyio
 from acp_tui.config.paths import get_paths
 from acp_tui.demo_agent.auth import store_credentials
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, HostileOutput
-from acp_tui.demo_agent.options import ALL_CAPABILITIES, FAULTS, AgentOptions
+from acp_tui.demo_agent.options import ALL_CAPABILITIES, FAULT_HELP, FAULTS, AgentOptions
 from acp_tui.demo_agent.script import KEYWORDS_HELP
 from acp_tui.demo_agent.server import DemoAgent
 from acp_tui.demo_agent.stdio import StdinStream, StdoutStream
@@ -47,12 +48,22 @@ def _non_negative(value: str) -> int:
     return number
 
 
+def faults_help() -> str:
+    """The ``--fault`` names and what each does, laid out like the keywords."""
+    lines = ["faults (--fault FAULT):"]
+    for name, what in FAULT_HELP.items():
+        wrapped = textwrap.wrap(what, 72)
+        lines.append(f"  {name:<22}{wrapped[0]}")
+        lines.extend(f"  {'':<22}{more}" for more in wrapped[1:])
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m acp_tui.demo_agent",
         description="The acp-tui demo agent: an offline, deterministic ACP v1 agent speaking\n"
         "JSON-RPC over stdin/stdout (logs go to stderr). It keeps its sessions on disk.",
-        epilog=KEYWORDS_HELP,
+        epilog=f"{KEYWORDS_HELP}\n\n{faults_help()}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -90,7 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the highest ACP version to speak: with 2, a client offering 2 gets the v2 draft "
         "dialect (clients offering 1 still get v1); default: 1",
     )
-    parser.add_argument("--fault", choices=FAULTS, help="misbehave on purpose")
+    parser.add_argument(
+        "--fault", choices=FAULTS, metavar="FAULT", help="misbehave on purpose (faults below)"
+    )
     parser.add_argument(
         "--hostile",
         choices=sorted(HOSTILE_TEXTS),

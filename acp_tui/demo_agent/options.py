@@ -17,7 +17,22 @@ ALL_CAPABILITIES: tuple[str, ...] = (
     "additionalDirectories",
 )
 
-FAULTS: tuple[str, ...] = ("hang-initialize",)
+FAULT_HELP: dict[str, str] = {
+    "hang-initialize": "never answer initialize",
+    "error-data": "session/prompt, session/list and session/delete answer -32603 with the "
+    'reason in data: "CODEX_API_KEY is not set" (as codex-acp does)',
+    "error-details": "the same with data {message, details}: a stream that disconnected, and "
+    "the lines of what went wrong",
+    "slow-list": "every session/list answers after 1 s",
+    "late-chunk": "replies carry no messageId, and one more agent_message_chunk follows each "
+    "session/prompt answer (v1)",
+    "no-titles": "never send session_info_update (no titles, as many agents do)",
+    "updates-after-close": "after answering session/close, 100 agent_message_chunks for the "
+    "closed session",
+}
+"""What each ``--fault`` does (shown by ``--help``)."""
+
+FAULTS: tuple[str, ...] = tuple(FAULT_HELP)
 
 PROTOCOL_VERSION = 1
 """The version answered unless ``--protocol 2`` lets the agent answer 2 to an offer of 2."""

@@ -22,6 +22,7 @@ from anyio.abc import TaskGroup
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
 from acp_tui.demo_agent.auth import AUTH_METHOD_ID, auth_methods, has_credentials
+from acp_tui.demo_agent.faults import Faults
 from acp_tui.demo_agent.options import PROTOCOL_VERSION, AgentOptions, ClientCaps
 from acp_tui.demo_agent.paging import list_sessions
 from acp_tui.demo_agent.script import COMMANDS, run_turn
@@ -93,6 +94,7 @@ class DemoAgent:
         self._busy = 0
         self._idle = anyio.Event()
         self._idle.set()
+        self.faults = Faults(self)
 
     def attach(self, conn: Connection, tg: TaskGroup) -> None:
         self._conn = conn
@@ -140,16 +142,20 @@ class DemoAgent:
                 f"Authentication required: call {self.login_method} with methodId "
                 f"{AUTH_METHOD_ID!r}",
             )
+        await self.faults.before(method)
         if method == "session/prompt":
-            return await entry[1](P.as_object(params))
-        self._busy += 1
-        self._idle = anyio.Event() if self._busy == 1 else self._idle
-        try:
-            return await entry[1](P.as_object(params))
-        finally:
-            self._busy -= 1
-            if self._busy == 0:
-                self._idle.set()
+            result = await entry[1](P.as_object(params))
+        else:
+            self._busy += 1
+            self._idle = anyio.Event() if self._busy == 1 else self._idle
+            try:
+                result = await entry[1](P.as_object(params))
+            finally:
+                self._busy -= 1
+                if self._busy == 0:
+                    self._idle.set()
+        self.faults.after(method, params)
+        return result
 
     async def drain(self, grace: float = 1.0) -> None:
         """At the end of input, briefly let requests already received (but prompts) finish.
