@@ -108,6 +108,9 @@ class AgentClient(SessionCalls):
         self.initialize_result: WireModel | None = None
         """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
         self.exited = anyio.Event()
+        self.ending = False
+        """Its owner ended the connection on purpose (a stop or a restart): a call that fails
+        from now on fails with an :class:`AgentExited` marked ``deliberate``."""
         self.task_group: TaskGroup | None = None
 
     # -- wire --------------------------------------------------------------------------------
@@ -123,7 +126,9 @@ class AgentClient(SessionCalls):
     async def _exit_error(self, context: str) -> AgentError:
         with anyio.move_on_after(2):
             await self.process.exited.wait()
-        return self.process.exit_error(context)
+        error = self.process.exit_error(context)
+        error.deliberate = self.ending
+        return error
 
     async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
         """Send a typed request and parse the typed result."""
@@ -309,6 +314,7 @@ async def connect(
             try:
                 await client.initialize(init_timeout)
                 yield client
+                client.ending = True  # left without an error: the owner is done with it
             except Exception as exc:
                 failure = exc
             finally:

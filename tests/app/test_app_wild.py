@@ -7,11 +7,13 @@ from collections.abc import Callable
 
 import pytest
 
+from acp_tui.client.session_list import SessionLister
 from acp_tui.demo_agent.faults import ERROR_DATA, ERROR_DETAILS
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.browser.panel import Level, SessionBrowser
 from tests.app.helpers import wait_for
 from tests.app.test_app_smoke import screen_text
-from tests.app.test_browser import browser, settled
+from tests.app.test_browser import browser, settled, static_text
 
 SIZE = (120, 40)
 
@@ -56,3 +58,43 @@ def row_text(app: AcpApp) -> str:
     """What the browser's rows (the state row included) say, as plain text."""
     rows = browser(app).rows
     return "\n".join(str(option.prompt) for option in rows.options)
+
+
+async def test_the_browser_waits_for_an_agent_acp_tui_restarts_instead_of_blaming_it(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failures: list[str] = []
+    statuses: list[tuple[str, str]] = []
+    real_fail = SessionLister.fail
+    real_status = SessionBrowser.set_status
+
+    def fail(self: SessionLister, message: str, *, cursor_error: bool = False) -> None:
+        failures.append(message)
+        real_fail(self, message, cursor_error=cursor_error)
+
+    def set_status(self: SessionBrowser, text: str, level: Level = "info") -> None:
+        statuses.append((text, level))
+        real_status(self, text, level)
+
+    monkeypatch.setattr(SessionLister, "fail", fail)
+    monkeypatch.setattr(SessionBrowser, "set_status", set_status)
+    app = make_app("--fault", "slow-list")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press("ctrl+b")
+        panel = browser(app)
+        await wait_for(pilot, lambda: panel.lister.loading)  # session/list takes 1 s
+        first = app.client
+        assert first is not None
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: "Waiting for the agent…" in row_text(app))
+        await wait_for(pilot, lambda: app.client not in (None, first) and app.session is not None)
+        await wait_for(pilot, lambda: settled(app) and panel.lister.exhausted)
+        assert app.session is not None
+        assert app.session.session_id in panel.lister.rows  # listed again, from the new agent
+        assert "Waiting" not in row_text(app)
+        assert failures == []
+        assert panel.lister.error is None
+        assert all(level == "info" for _, level in statuses), statuses
+        assert "exited" not in row_text(app)
+        assert static_text(app, "#browser-status") == ""

@@ -159,9 +159,12 @@ class SessionBrowser(Vertical):
             self.attach(client)
         if client is None or self.workspace is None or self.agent is None:
             self.lister.restart()
+            self.lister.waiting = True
             self.set_status("Waiting for the agent…")
             self.render_rows()
             return
+        if self.lister.waiting:
+            self.set_status("")  # the agent is back
         if not client.capabilities.can_list:
             self.lister.show_local(self.workspace.local_session_infos(self.agent))
         else:

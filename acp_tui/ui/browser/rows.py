@@ -88,6 +88,8 @@ def row_state(lister: SessionLister, visible: Sequence[SessionInfo], *, busy: bo
     if lister.error is not None:
         again = "Enter or l: reload from the start" if lister.cursor_expired else "Enter: retry"
         return RowState("error", f"⚠ {lister.error} ({again})")
+    if lister.waiting:
+        return RowState("loading", "Waiting for the agent…")
     if lister.loading or busy:
         return RowState("loading", "Loading…")
     if lister.text and not visible:

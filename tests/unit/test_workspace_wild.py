@@ -1,0 +1,82 @@
+"""Real agents in the wild, without Textual: exits acp-tui caused, errors that say why, late
+chunks, sessions that keep talking after they were closed, and sessions listed locally."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from acp_tui.client.agent import AgentClient
+from acp_tui.client.errors import AgentExited
+from acp_tui.client.transcript import NoticeEntry, Transcript
+from acp_tui.config.paths import Paths
+from acp_tui.demo_agent.faults import ERROR_DATA
+from tests.unit.agent_helpers import WAIT, demo_client, demo_spec, make_project
+from tests.unit.workspace_helpers import workspace
+
+
+async def list_until_cut(client: AgentClient, caught: list[AgentExited], done: anyio.Event) -> None:
+    try:
+        await client.list_sessions()
+    except AgentExited as exc:
+        caught.append(exc)
+    done.set()
+
+
+def when_sent(client: AgentClient, method: str) -> anyio.Event:
+    """Set once the client has sent a request of ``method``."""
+    sent = anyio.Event()
+
+    def tracer(direction: str, message: Any) -> None:
+        if direction == "send" and isinstance(message, dict) and message.get("method") == method:
+            sent.set()
+
+    client.connection.tracer = tracer
+    return sent
+
+
+@pytest.mark.parametrize("deliberate", [True, False], ids=["stopped", "killed"])
+async def test_a_call_cut_short_says_whether_acp_tui_ended_the_agent(
+    tmp_path: Path, deliberate: bool
+) -> None:
+    project = make_project(tmp_path)
+    caught: list[AgentExited] = []
+    done = anyio.Event()
+    flags = ("--fault", "slow-list")
+    with anyio.fail_after(WAIT):
+        async with (
+            anyio.create_task_group() as tg,
+            demo_client(tmp_path / "demo", project, *flags) as client,
+        ):
+            sent = when_sent(client, "session/list")
+            tg.start_soon(list_until_cut, client, caught, done)
+            await sent.wait()
+            if not deliberate:
+                os.kill(client.process.pid, signal.SIGKILL)
+                await done.wait()
+    assert len(caught) == 1
+    assert caught[0].deliberate is deliberate
+
+
+async def test_a_failed_prompt_tells_the_reason_in_the_transcript(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(demo_spec(tmp_path / "demo", project, "--fault", "error-data"))
+        slot = ws.open_new(agent)
+        await watch.until(lambda: slot.state == "ready")
+        ws.submit(slot, "hello")
+        await watch.until(lambda: bool(notices(slot.transcript)))
+        assert notices(slot.transcript) == [
+            f"The prompt failed: Internal error (code -32603) — {ERROR_DATA}"
+        ]
+
+
+def notices(transcript: Transcript) -> list[str]:
+    return [e.text for e in transcript.entries if isinstance(e, NoticeEntry)]
