@@ -85,7 +85,11 @@ class CacheHistory:
 
     def replay_into(self, session_id: str, transcript: Transcript) -> int:
         return self.cache.replay_into(
-            self.agent_key, session_id, transcript.apply, transcript.add_user_message
+            self.agent_key,
+            session_id,
+            transcript.apply,
+            transcript.add_user_message,
+            transcript.seal,
         )
 
     def forget(self, session_id: str) -> None:

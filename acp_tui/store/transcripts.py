@@ -12,9 +12,12 @@ root. Each line of a transcript file is one event, written and flushed as it hap
 
     {"t": "update", "update": <SessionUpdate wire object>}
     {"t": "user", "blocks": [<ContentBlock wire object>, ...]}
+    {"t": "end", "stopReason": "end_turn"}
 
-``user`` events are the prompts the client sent (v1 agents do not echo them in live turns). A
-crash can only tear the last line; readers skip it and the next write starts a fresh line.
+``user`` events are the prompts the client sent (v1 agents do not echo them in live turns);
+``end`` marks where a prompt turn ended, so that a replay splits the messages where the live
+transcript did (see ``acp_tui.store.recorded``). A crash can only tear the last line; readers
+skip it and the next write starts a fresh line.
 Recording never raises into the caller for disk errors: it logs one warning and carries on.
 
 While a session is being restored (`session/load` replays the whole history, and some agents
@@ -34,7 +37,7 @@ import logging
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -44,6 +47,13 @@ from pydantic import TypeAdapter, ValidationError
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionUpdate
+from acp_tui.store.recorded import (
+    RecordedEvent,
+    RecordedTurnEnd,
+    RecordedUpdate,
+    RecordedUser,
+    parse_line,
+)
 from acp_tui.store.sessions import (
     CachedSession,
     merged,
@@ -56,6 +66,7 @@ from acp_tui.store.sessions import (
 __all__ = [
     "CachedSession",
     "RecordedEvent",
+    "RecordedTurnEnd",
     "RecordedUpdate",
     "RecordedUser",
     "TranscriptCache",
@@ -78,23 +89,6 @@ class _Unset(Enum):
 
 
 _UNSET = _Unset.UNSET
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedUpdate:
-    """A `session/update` as received: the wire object of its ``update``."""
-
-    update: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedUser:
-    """A prompt the client sent: its content blocks as wire objects."""
-
-    blocks: list[Any]
-
-
-RecordedEvent = RecordedUpdate | RecordedUser
 
 
 def _digest(text: str, length: int) -> str:
@@ -179,6 +173,10 @@ class TranscriptCache:
         """Append a prompt the client sent, and mark an indexed session as just used."""
         self._append(agent_key, session_id, {"t": "user", "blocks": list(blocks_wire)})
         self.update_info(agent_key, session_id, updated_at=utc_now_iso())
+
+    def record_turn_end(self, agent_key: str, session_id: str, stop_reason: str | None) -> None:
+        """Append the end of a prompt turn (chunks after it are messages of their own)."""
+        self._append(agent_key, session_id, {"t": "end", "stopReason": stop_reason})
 
     def reset(self, agent_key: str, session_id: str) -> None:
         """Drop a session's recorded events (before an agent replays the whole history)."""
@@ -404,7 +402,7 @@ class TranscriptCache:
         with handle:
             try:
                 for raw in handle:
-                    event = _parse_line(raw)
+                    event = parse_line(raw)
                     if event is not None:
                         yield event
             except OSError as exc:
@@ -416,13 +414,19 @@ class TranscriptCache:
         session_id: str,
         apply_update: Callable[[SessionUpdate], None],
         add_user: Callable[[list[ContentBlock]], None],
+        end_turn: Callable[[], None] | None = None,
     ) -> int:
         """Feed the recorded events, parsed with the protocol models, to the callbacks in order.
 
-        Invalid events are skipped. Returns how many events were replayed.
+        Invalid events are skipped. Returns how many updates and prompts were replayed (the
+        ends of turns go to ``end_turn`` and are not counted).
         """
         count = 0
         for event in self.events(agent_key, session_id):
+            if isinstance(event, RecordedTurnEnd):
+                if end_turn is not None:
+                    end_turn()
+                continue
             try:
                 if isinstance(event, RecordedUpdate):
                     update = _adapters()[0].validate_python(event.update)
@@ -437,21 +441,3 @@ class TranscriptCache:
                 add_user(blocks)
             count += 1
         return count
-
-
-def _parse_line(raw: bytes) -> RecordedEvent | None:
-    if not raw.strip():
-        return None
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        log.debug("skipping a torn or corrupt transcript line")
-        return None
-    if not isinstance(data, dict):
-        return None
-    kind = data.get("t")
-    if kind == "update" and isinstance(data.get("update"), dict):
-        return RecordedUpdate(data["update"])
-    if kind == "user" and isinstance(data.get("blocks"), list):
-        return RecordedUser(data["blocks"])
-    return None

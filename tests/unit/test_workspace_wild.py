@@ -13,10 +13,10 @@ import pytest
 
 from acp_tui.client.agent import AgentClient
 from acp_tui.client.errors import AgentExited
-from acp_tui.client.transcript import NoticeEntry, Transcript
+from acp_tui.client.transcript import MessageEntry, NoticeEntry, Transcript
 from acp_tui.config.paths import Paths
-from acp_tui.demo_agent.faults import ERROR_DATA
-from tests.unit.agent_helpers import WAIT, demo_client, demo_spec, make_project
+from acp_tui.demo_agent.faults import ERROR_DATA, LATE_CHUNK_TEXT
+from tests.unit.agent_helpers import WAIT, agent_text, demo_client, demo_spec, make_project
 from tests.unit.workspace_helpers import workspace
 
 
@@ -80,3 +80,34 @@ async def test_a_failed_prompt_tells_the_reason_in_the_transcript(
 
 def notices(transcript: Transcript) -> list[str]:
     return [e.text for e in transcript.entries if isinstance(e, NoticeEntry)]
+
+
+# -- late chunks -------------------------------------------------------------------------------
+
+
+def shape(transcript: Transcript) -> list[tuple[str, str]]:
+    return [(e.role, e.text) for e in transcript.entries if isinstance(e, MessageEntry)]
+
+
+async def test_a_late_chunk_is_a_message_of_its_own_live_and_in_the_local_copy(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(demo_spec(tmp_path / "demo", project, "--fault", "late-chunk"))
+        slot = ws.open_new(agent)
+        await watch.until(lambda: slot.state == "ready")
+        ws.submit(slot, "first")
+        await watch.until(lambda: LATE_CHUNK_TEXT in agent_text(slot.transcript))
+        ws.submit(slot, "second")
+        await watch.until(lambda: agent_text(slot.transcript).count(LATE_CHUNK_TEXT) == 2)
+        live = shape(slot.transcript)
+        assert slot.session is not None
+        session_id = slot.session.session_id
+        replayed = Transcript(session_id)
+        agent.history.replay_into(session_id, replayed)
+    reply = ("agent", "You said:\n\n> first\n")
+    late = ("agent", LATE_CHUNK_TEXT)
+    assert live[:3] == [("user", "first"), reply, late]
+    assert [role for role, _ in live] == ["user", "agent", "agent"] * 2
+    assert shape(replayed) == live
