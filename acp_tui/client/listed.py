@@ -9,15 +9,26 @@ draft and the next message opens a new session there.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.gating import why_unavailable
 from acp_tui.client.opening import describe
 from acp_tui.client.session_list import display_title
-from acp_tui.client.slots import ActionProgress, OpenNew, SessionsChanged, SessionSlot, SlotState
+from acp_tui.client.slots import (
+    ActionProgress,
+    OpenExisting,
+    OpenNew,
+    SessionsChanged,
+    SessionSlot,
+    SlotState,
+)
+from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.protocol.methods import SessionInfo
+from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
 
 if TYPE_CHECKING:
     from acp_tui.client.runtime import AgentRuntime
@@ -27,7 +38,34 @@ __all__ = ["GONE_NEXT", "ListedSessions"]
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 GONE_NEXT = "Your next message starts a new session."
+
+
+class LoggedInListing:
+    """`session/list` through the Workspace: a login the agent asks for is run first."""
+
+    def __init__(self, ws: ListedSessions, agent: AgentRuntime) -> None:
+        self.ws = ws
+        self.agent = agent
+
+    async def list_sessions(
+        self,
+        *,
+        cwd: Path | None = None,
+        cursor: str | None = None,
+        additional_directories: Sequence[Path] | None = None,
+    ) -> ListSessionsResponse:
+        client = self.agent.client
+        if client is None:
+            raise AgentError("the agent is not running")
+        return await self.ws.authenticated(
+            self.agent,
+            lambda: client.list_sessions(
+                cwd=cwd, cursor=cursor, additional_directories=additional_directories
+            ),
+        )
 
 
 class ListedSessions:
@@ -42,6 +80,16 @@ class ListedSessions:
         def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None: ...
 
         def return_queue(self, slot: SessionSlot, why: str) -> None: ...
+
+        def _start_opening(self, slot: SessionSlot) -> None: ...
+
+        async def authenticated(
+            self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]
+        ) -> T: ...
+
+    def listing(self, agent: AgentRuntime) -> LoggedInListing:
+        """`session/list` of ``agent`` for a lister, logging in first when the agent asks."""
+        return LoggedInListing(self, agent)
 
     def open_ids(self, agent: AgentRuntime) -> set[str]:
         """The sessions of ``agent`` open in this client."""
@@ -98,6 +146,34 @@ class ListedSessions:
         self.emit(ActionProgress(agent, f"Closed {label}"))
         return True
 
+    async def reload(self, slot: SessionSlot) -> None:
+        """Open a slot's session again with the agent's replay: closed first (`session/close`
+        where advertised, else only here), then restored into the same slot."""
+        agent, session = slot.agent, slot.session
+        client = agent.client
+        if session is None or client is None:
+            return
+        info = SessionInfo(
+            session_id=session.session_id,
+            cwd=str(slot.cwd),
+            additional_directories=[str(d) for d in slot.additional_directories],
+            title=slot.title,
+        )
+        caps = client.capabilities
+        try:
+            if caps.can_close:
+                await client.close_session(session.session_id)
+            else:
+                client.sessions.pop(session.session_id, None)
+                await session.aclose()
+        except (AgentError, RpcError) as exc:
+            self.emit(ActionProgress(agent, f"Could not close it first: {describe(exc)}", "error"))
+            return
+        slot.placeholder = Transcript(session.session_id)
+        slot.session = None
+        slot.intent = OpenExisting(info, replay=True)
+        self._start_opening(slot)
+
     async def delete_listed(
         self, agent: AgentRuntime, infos: list[SessionInfo]
     ) -> list[tuple[SessionInfo, BaseException]]:
@@ -115,7 +191,7 @@ class ListedSessions:
             text = f"Deleting {done + 1}/{total}…"
             self.emit(ActionProgress(agent, text, done=done, total=total))
             try:
-                await client.delete_session(info.session_id)
+                await self.authenticated(agent, partial(client.delete_session, info.session_id))
             except AgentExited as exc:
                 self.emit(ActionProgress(agent, "The agent exited.", "error"))
                 failures.extend((rest, exc) for rest in infos[done:])

@@ -91,6 +91,8 @@ class AgentRuntime:
         self.logins = 0
         """How many agent-method logins succeeded (calls waiting on one retry after it)."""
         self.login_lock = anyio.Lock()
+        self.login_cancel: anyio.Event | None = None
+        """Set to give up the agent-method login under way (see `Login.cancel_login`)."""
         self._stopping = False
         self._wake = anyio.Event()
         self._restart = False
@@ -175,10 +177,9 @@ class AgentRuntime:
             login, self.pending_login = self.pending_login, None
             if login is not None:
                 self._set("logging_in", f"logging in: {login.name}…")
-                if not await self.hooks.terminal_login(self, login):
-                    self._set("failed", "the login did not succeed")
-                    await self._wait_for_restart()
-                    continue
+                # A failed login was said; the agent starts anyway, and what needs the login
+                # asks again.
+                await self.hooks.terminal_login(self, login)
             with anyio.CancelScope() as self._starting:
                 await self._connection(connect)
             self._starting = None
@@ -263,6 +264,8 @@ def describe_exit(exc: AgentExited, log_dir: Path) -> str:
 
 
 def login_command(launch: LaunchSpec, method: AuthMethodInfo) -> tuple[list[str], dict[str, str]]:
-    """The agent's own command with the method's args and env (a terminal login)."""
+    """A terminal login's command: the agent's own with the method's args and env, or the
+    whole command line the method gives (``_meta["terminal-auth"]``)."""
     agent = launch.agent
-    return [*agent.argv, *method.args], {**os.environ, **agent.env, **dict(method.env)}
+    argv = list(method.command) if method.command else [*agent.argv, *method.args]
+    return argv, {**os.environ, **agent.env, **dict(method.env)}

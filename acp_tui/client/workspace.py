@@ -32,17 +32,17 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp_tui.client.agent import connect
-from acp_tui.client.capabilities import AuthMethodInfo
 from acp_tui.client.errors import AgentError, LoginRestart
 from acp_tui.client.interaction import Headless, Interaction
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listed import ListedSessions
 from acp_tui.client.listeners import Listeners
+from acp_tui.client.login import Login
 from acp_tui.client.opening import Opening
 from acp_tui.client.permissions import PermissionQueue
 from acp_tui.client.prompting import Prompting
 from acp_tui.client.recorder import agent_key_for
-from acp_tui.client.runtime import AgentRuntime, Connect, login_command
+from acp_tui.client.runtime import AgentRuntime, Connect
 from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
 from acp_tui.client.slots import (
     AgentChanged,
@@ -79,7 +79,7 @@ STOP_WITHIN = 15.0
 """How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
 
 
-class Workspace(Prompting, Opening, ListedSessions):
+class Workspace(Login, Prompting, Opening, ListedSessions):
     """Agents, slots, queues and recording for one UI (or headless command)."""
 
     def __init__(
@@ -216,19 +216,6 @@ class Workspace(Prompting, Opening, ListedSessions):
         if error is not None and not agent.stopping and not self.slots_of(agent):
             self.emit(Notice(agent.error or str(error), "error"))
 
-    async def terminal_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool:
-        argv, env = login_command(agent.launch, method)
-        cwd = agent.launch.agent.cwd or agent.launch.cwd
-        try:
-            code = await self.interaction.run_terminal_login(argv, env, cwd)
-        except Exception as exc:
-            self._tell_agent(agent, f"Could not run the login: {exc}", "error")
-            return False
-        if code != 0:
-            self._tell_agent(agent, f"The login did not succeed (exit code {code}).", "error")
-            return False
-        return True
-
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler:
         """Ask the user, one question at a time; a session in the background is marked and
         asked once the user comes to it (it never blocks the questions of the one shown)."""
@@ -261,47 +248,6 @@ class Workspace(Prompting, Opening, ListedSessions):
         for slot in slots:
             slot.transcript.add_notice(text, "error" if level == "error" else "info")
         self.emit(Notice(text, "error" if level == "error" else "info"))
-
-    # -- logging in ------------------------------------------------------------------------------
-
-    async def authenticated(self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]) -> T:
-        """Run ``call``; when the agent answers "authentication required", log in and retry.
-
-        Several calls may need the login at once: one asks, the others wait and retry. A
-        terminal login restarts the agent (`LoginRestart`); the caller's slot reopens after it.
-        """
-        for _attempt in range(3):
-            seen = agent.logins
-            try:
-                return await call()
-            except RpcError as exc:
-                if not exc.is_auth_required:
-                    raise
-                async with agent.login_lock:
-                    if agent.logins == seen:
-                        await self._log_in(agent, exc)
-        raise AgentError("the agent still asks for a login after three attempts")
-
-    async def _log_in(self, agent: AgentRuntime, exc: RpcError) -> None:
-        client = agent.client
-        if client is None:
-            raise exc
-        caps = client.capabilities
-        if not caps.auth_methods:
-            name = caps.display_name
-            raise AgentError(f"{name} needs a login but offers no way to log in: {exc}")
-        method = await self.interaction.choose_auth_method(agent, caps.auth_methods, exc.message)
-        if method is None:
-            raise AgentError(f"login cancelled; {caps.display_name} cannot be used without it")
-        if method.terminal:
-            agent.login_and_restart(method)
-            raise LoginRestart(f"logging in from the terminal: {method.name}")
-        agent.status = f"logging in with {method.name}…"
-        self.agent_changed(agent)
-        await client.authenticate(method.id)
-        agent.logins += 1
-        agent.status = "ready"
-        self.agent_changed(agent)
 
     # -- slots -----------------------------------------------------------------------------------
 

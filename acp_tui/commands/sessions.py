@@ -30,6 +30,7 @@ import anyio.lowlevel
 
 from acp_tui.client.errors import AgentError, Unsupported
 from acp_tui.client.exit_signals import ExitSignals, exit_signals
+from acp_tui.client.interaction import Headless
 from acp_tui.client.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
 from acp_tui.client.runtime import AgentRuntime
 from acp_tui.client.safe_text import sanitize
@@ -117,6 +118,12 @@ def _parser() -> Parser:
     agent = Parser(add_help=False)
     agent.add_argument("-a", "--agent", metavar="NAME", help="the configured agent to start")
     agent.add_argument(
+        "--auth",
+        metavar="METHOD_ID",
+        help="log in with this method of the agent's when it asks (agent-type methods; a "
+        "terminal login is run from the app)",
+    )
+    agent.add_argument(
         "--protocol",
         type=int,
         choices=(1, 2),
@@ -191,6 +198,7 @@ class _Job:
     dry_run: bool = False
     older_than: timedelta | None = None
     older_than_text: str = ""
+    auth: str | None = None
 
 
 def _prepare(args: list[str]) -> _Job:
@@ -240,6 +248,7 @@ def _prepare(args: list[str]) -> _Job:
         dry_run=getattr(options, "dry_run", False),
         older_than=older_than,
         older_than_text=getattr(options, "older_than", ""),
+        auth=options.auth,
     )
 
 
@@ -268,7 +277,8 @@ async def _run_with_agent(job: _Job, signals: ExitSignals) -> int:
     }
     with anyio.CancelScope() as scope:
         signals.request_exit = lambda _status: scope.cancel()
-        async with Workspace(paths=get_paths(), project=Path.cwd()) as ws:
+        interaction = Headless(auth=job.auth)
+        async with Workspace(paths=get_paths(), project=Path.cwd(), interaction=interaction) as ws:
             agent = ws.agent_for(job.launch)
             client = await agent.wait_ready()
             spoken, offered = client.capabilities.protocol_version, job.launch.protocol_version
@@ -288,7 +298,7 @@ def _require(ws: Workspace, agent: AgentRuntime, action: str, then: str = "") ->
 
 async def _list(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
     _require(ws, agent, "list", f"; {LIST_HINT}")
-    listing = await list_all(await agent.wait_ready(), job.scope)
+    listing = await list_all(ws.listing(agent), job.scope)
     if listing.incomplete:
         warn(f"{listing.incomplete}; the list may be incomplete")
     if job.json:
@@ -320,7 +330,7 @@ async def _prune(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
             raise Unsupported(cannot_delete)
         print(f"Note: {printable(cannot_delete)}; this can only list what would be pruned.")
     assert job.older_than is not None
-    listing = await list_all(await agent.wait_ready(), job.scope)
+    listing = await list_all(ws.listing(agent), job.scope)
     if listing.incomplete:
         warn(f"{listing.incomplete}; pruning what was listed")
     now = datetime.now(UTC)

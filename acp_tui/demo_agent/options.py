@@ -19,6 +19,8 @@ ALL_CAPABILITIES: tuple[str, ...] = (
 
 FAULT_HELP: dict[str, str] = {
     "hang-initialize": "never answer initialize",
+    "login-hangs": "never answer authenticate (auth/login) until the client cancels it",
+    "replay-on-resume": "replay the history on session/resume too, as some agents do",
     "error-data": "session/prompt, session/list and session/delete answer -32603 with the "
     'reason in data: "CODEX_API_KEY is not set" (as codex-acp does)',
     "error-details": "the same with data {message, details}: a stream that disconnected, and "
@@ -34,6 +36,11 @@ FAULT_HELP: dict[str, str] = {
 
 FAULTS: tuple[str, ...] = tuple(FAULT_HELP)
 
+AUTH_STYLES: tuple[str, ...] = ("standard", "meta", "error-data")
+"""How ``--require-auth`` offers its methods: as ``authMethods`` (the terminal one typed, as the
+spec says), with the terminal one only in ``_meta["terminal-auth"]`` (kimi, copilot), or only in
+the -32000 error's ``data`` (no ``authMethods`` in ``initialize``)."""
+
 PROTOCOL_VERSION = 1
 """The version answered unless ``--protocol 2`` lets the agent answer 2 to an offer of 2."""
 
@@ -46,6 +53,9 @@ class AgentOptions:
     page_size: int = 50
     capabilities: frozenset[str] = frozenset(ALL_CAPABILITIES)
     require_auth: bool = False
+    auth_on: frozenset[str] | None = None
+    """The methods that answer -32000 until logged in (None: every session method)."""
+    auth_style: str = "standard"
     fault: str | None = None
     delay_ms: int = 0
     protocol: int = PROTOCOL_VERSION
@@ -55,6 +65,14 @@ class AgentOptions:
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities
+
+    def needs_login(self, method: str) -> bool:
+        """Whether ``method`` is refused until the client logged in (``--require-auth``)."""
+        if not self.require_auth:
+            return False
+        if self.auth_on is not None:
+            return method in self.auth_on
+        return method.startswith("session/")
 
 
 def _flag(value: Any) -> bool:

@@ -96,9 +96,11 @@ async def test_a_background_tab_is_marked_when_its_turn_ends(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         first = slots(app)[0]
-        await pilot.press(*"slow", "enter")
+        # Three seconds of reply, so the new tab is surely open before the turn ends.
+        await pilot.press(*"slow stream 60", "enter")
         await wait_for(pilot, lambda: first.busy)
         await new_tab(pilot, app)
+        assert first.busy
         await wait_for(pilot, lambda: first.attention == "finished")
         tabs = app.chat.query_one(SessionTabs)
         label = tabs.query_one(f"#{tab_id(first.id)}").label  # type: ignore[attr-defined]

@@ -167,7 +167,8 @@ class ChatPane(Vertical):
         slot = self.slot
         if slot is None:
             return "starting the agent…"
-        if slot.state in ("starting", "agent_down") or not slot.status:
+        logging_in = slot.agent.login_cancel is not None
+        if logging_in or slot.state in ("starting", "agent_down") or not slot.status:
             return slot.agent.status
         return slot.status
 
@@ -188,7 +189,8 @@ class ChatPane(Vertical):
         parts = [sanitize(name, NAME_LIMIT), f"ACP v{version}", sanitize(str(cwd))]
         if roots:
             parts.append("+ " + ", ".join(sanitize(p.name or str(p), NAME_LIMIT) for p in roots))
-        if slot is not None and slot.state == "ready" and slot.agent.alive:
+        ready = slot is not None and slot.state == "ready" and slot.agent.alive
+        if slot is not None and ready and slot.agent.login_cancel is None:
             state = slot.transcript.state
             parts.append(STATE_LABELS.get(state, sanitize(state)))
         else:
@@ -268,8 +270,10 @@ class ChatPane(Vertical):
             self.workspace.set_option(self.slot, event.config_id, event.value)
 
     def cancel_turn(self) -> None:
-        if self.slot is not None and self.workspace is not None:
-            self.workspace.cancel_turn(self.slot)
+        """Esc: give up a login under way, else cancel the running turn."""
+        slot, ws = self.slot, self.workspace
+        if slot is not None and ws is not None and not ws.cancel_login(slot.agent):
+            ws.cancel_turn(slot)
 
     def return_drafts(self, texts: tuple[str, ...]) -> None:
         """Queued prompts came back: put them in the editor, after what is there."""
