@@ -7,6 +7,7 @@ Each fault is a few lines around the ordinary method dispatch (see ``FAULT_HELP`
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -37,6 +38,8 @@ class Faults:
     def __init__(self, agent: DemoAgent) -> None:
         self.agent = agent
         self.fault = agent.options.fault
+        self._last_reply: dict[str, str] = {}
+        """The messageId of each session's last agent_message_chunk (late-chunk, v2)."""
         if self.fault == "late-chunk":
             agent.outgoing = _without_message_id
         elif self.fault == "no-titles":
@@ -56,17 +59,37 @@ class Faults:
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         if not isinstance(session_id, str):
             return
-        if self.fault == "late-chunk" and method == "session/prompt":
-            self.agent.task_group.start_soon(self._late_chunk, session_id)
+        v1 = self.agent.protocol_version == 1
+        if self.fault == "late-chunk" and method == "session/prompt" and v1:
+            self.agent.task_group.start_soon(self._late_chunk, session_id, None)
         elif self.fault == "updates-after-close" and method == "session/close":
             self.agent.task_group.start_soon(self._updates_after_close, session_id)
 
-    async def _late_chunk(self, session_id: str) -> None:
+    def sent(self, session_id: str, update: dict[str, Any]) -> None:
+        """``update`` was sent: in v2 a turn ends with ``state_update idle``, not an answer."""
+        if self.fault != "late-chunk":
+            return
+        kind, message_id = update.get("sessionUpdate"), update.get("messageId")
+        if kind == "agent_message_chunk" and isinstance(message_id, str):
+            self._last_reply[session_id] = message_id
+        elif kind == "state_update" and update.get("state") == "idle":
+            last = self._last_reply.pop(session_id, None)
+            self.agent.task_group.start_soon(self._late_chunk, session_id, last)
+
+    def session_id(self, fresh: str) -> str:
+        """The id of a new session: ``fresh``, or with dated-ids the date and minute first."""
+        if self.fault != "dated-ids":
+            return fresh
+        return f"{time.strftime('%Y-%m-%d-%H%M')}-{fresh}"
+
+    async def _late_chunk(self, session_id: str, message_id: str | None) -> None:
         await anyio.sleep(LATE_CHUNK_SECONDS)
-        update = {
+        update: dict[str, Any] = {
             "sessionUpdate": "agent_message_chunk",
             "content": {"type": "text", "text": LATE_CHUNK_TEXT},
         }
+        if message_id is not None:
+            update["messageId"] = message_id
         await self.agent.send_update(session_id, update, record=False)
 
     async def _updates_after_close(self, session_id: str) -> None:

@@ -21,14 +21,18 @@ FAULT_HELP: dict[str, str] = {
     "hang-initialize": "never answer initialize",
     "login-hangs": "never answer authenticate (auth/login) until the client cancels it",
     "replay-on-resume": "replay the history on session/resume too, as some agents do",
+    "login-exits": "exit with code 3 (saying why on stderr) when asked to authenticate "
+    "(auth/login)",
     "error-data": "session/prompt, session/list and session/delete answer -32603 with the "
     'reason in data: "CODEX_API_KEY is not set" (as codex-acp does)',
     "error-details": "the same with data {message, details}: a stream that disconnected, and "
     "the lines of what went wrong",
     "slow-list": "every session/list answers after 1 s",
-    "late-chunk": "replies carry no messageId, and one more agent_message_chunk follows each "
-    "session/prompt answer (v1)",
+    "late-chunk": "one more agent_message_chunk follows each turn's end, 0.2 s later: v1 "
+    "replies then carry no messageId, v2 ones the id of the turn's last reply",
     "no-titles": "never send session_info_update (no titles, as many agents do)",
+    "dated-ids": "new session ids start with the date and minute (as some agents write them): "
+    "a short prefix does not tell them apart",
     "updates-after-close": "after answering session/close, 100 agent_message_chunks for the "
     "closed session",
 }

@@ -10,6 +10,7 @@ served: its method answers -32601.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
@@ -22,7 +23,12 @@ from anyio.abc import TaskGroup
 
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
-from acp_tui.demo_agent.auth import AUTH_METHOD_ID, auth_methods, has_credentials
+from acp_tui.demo_agent.auth import (
+    AUTH_DATA_MESSAGE,
+    AUTH_METHOD_ID,
+    auth_methods,
+    has_credentials,
+)
 from acp_tui.demo_agent.faults import Faults
 from acp_tui.demo_agent.options import PROTOCOL_VERSION, AgentOptions, ClientCaps
 from acp_tui.demo_agent.paging import list_sessions
@@ -92,6 +98,8 @@ class DemoAgent:
         None drops it."""
         self.login_method = "authenticate"
         """The method that logs in (``auth/login`` in v2), for error messages."""
+        self.protocol_version = PROTOCOL_VERSION
+        """The version spoken since `initialize` (2 once the v2 dialect was chosen)."""
         self._busy = 0
         self._idle = anyio.Event()
         self._idle.set()
@@ -240,6 +248,7 @@ class DemoAgent:
         # Shielded so that a cancelled turn never leaves a sent update out of the history.
         with anyio.CancelScope(shield=True):
             await self.conn.notify("session/update", {"sessionId": session_id, "update": update})
+        self.faults.sent(session_id, update)
 
     async def _send_commands(self, session_id: str) -> None:
         update = {"sessionUpdate": "available_commands_update", "availableCommands": COMMANDS}
@@ -269,6 +278,7 @@ class DemoAgent:
             await anyio.sleep_forever()
         if version >= 2 and self.options.protocol >= 2 and self.v2 is not None:
             dialect = self.v2(self)
+            self.protocol_version = 2
             self._methods = dialect.methods()
             return await dialect.initialize(params)
         self.client = ClientCaps.from_wire(params.get("clientCapabilities"))
@@ -306,7 +316,7 @@ class DemoAgent:
         if self.options.auth_style == "error-data":
             version = 2 if self.login_method == "auth/login" else 1
             methods = self.offered_auth_methods(version, self.client.terminal_auth)
-            data = {"authMethods": methods}
+            data = {"message": AUTH_DATA_MESSAGE, "authMethods": methods}
         return RpcError(
             ErrorCode.AUTH_REQUIRED,
             f"Authentication required: call {self.login_method} with methodId {AUTH_METHOD_ID!r}",
@@ -320,6 +330,10 @@ class DemoAgent:
         if self.options.fault == "login-hangs":
             log.warning("fault login-hangs: never answering %s", self.login_method)
             await anyio.sleep_forever()  # until the client cancels the request
+        if self.options.fault == "login-exits":
+            sys.stderr.write("acp-tui demo agent: the login crashed (fault login-exits)\n")
+            sys.stderr.flush()
+            os._exit(3)
         self.authenticated = True
         return {}
 
@@ -336,7 +350,7 @@ class DemoAgent:
         """A session created now, with a new id."""
         now = self.store.now()
         return SessionRecord(
-            session_id=f"demo-{uuid.uuid4().hex}",
+            session_id=self.faults.session_id(f"demo-{uuid.uuid4().hex}"),
             cwd=cwd,
             additional_directories=dirs,
             created_at=now,

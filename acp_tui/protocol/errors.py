@@ -53,6 +53,12 @@ class RpcError(Exception):
         """What ``data`` says for a reader (see :func:`error_detail`)."""
         return error_detail(self.data, self.message)
 
+    @property
+    def reason(self) -> str:
+        """The message and what ``data`` says, without the code: the error in a sentence."""
+        detail = self.detail
+        return f"{self.message} — {detail}" if detail else self.message
+
     def to_wire(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:

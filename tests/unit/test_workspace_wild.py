@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,13 @@ import pytest
 
 from acp_tui.client.agent import AgentClient
 from acp_tui.client.errors import AgentExited
+from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.transcript import MessageEntry, NoticeEntry, Transcript
 from acp_tui.config.paths import Paths
+from acp_tui.demo_agent.auth import AUTH_METHOD_ID
 from acp_tui.demo_agent.faults import ERROR_DATA, LATE_CHUNK_TEXT
 from tests.unit.agent_helpers import WAIT, agent_text, demo_client, demo_spec, make_project
-from tests.unit.workspace_helpers import workspace
+from tests.unit.workspace_helpers import Scripted, workspace
 
 
 async def list_until_cut(client: AgentClient, caught: list[AgentExited], done: anyio.Event) -> None:
@@ -78,6 +81,15 @@ async def test_a_failed_prompt_tells_the_reason_in_the_transcript(
         ]
 
 
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+
+
+def spec(tmp_path: Path, project: Path, protocol: int, *flags: str) -> LaunchSpec:
+    """The demo agent speaking ``protocol`` (offered and served)."""
+    launch = demo_spec(tmp_path / "demo", project, "--protocol", str(protocol), *flags)
+    return replace(launch, protocol_version=protocol)
+
+
 def notices(transcript: Transcript) -> list[str]:
     return [e.text for e in transcript.entries if isinstance(e, NoticeEntry)]
 
@@ -89,12 +101,15 @@ def shape(transcript: Transcript) -> list[tuple[str, str]]:
     return [(e.role, e.text) for e in transcript.entries if isinstance(e, MessageEntry)]
 
 
+@PROTOCOLS
 async def test_a_late_chunk_is_a_message_of_its_own_live_and_in_the_local_copy(
-    tmp_path: Path, acp_home: Paths
+    tmp_path: Path, acp_home: Paths, protocol: int
 ) -> None:
+    """v1: a chunk without an id after the answer; v2: one with the id of the last reply after
+    ``state_update idle``. Either starts a new block, live and when the copy is replayed."""
     project = make_project(tmp_path)
     async with workspace(acp_home, project) as (ws, watch):
-        agent = ws.agent_for(demo_spec(tmp_path / "demo", project, "--fault", "late-chunk"))
+        agent = ws.agent_for(spec(tmp_path, project, protocol, "--fault", "late-chunk"))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
         ws.submit(slot, "first")
@@ -111,3 +126,27 @@ async def test_a_late_chunk_is_a_message_of_its_own_live_and_in_the_local_copy(
     assert live[:3] == [("user", "first"), reply, late]
     assert [role for role, _ in live] == ["user", "agent", "agent"] * 2
     assert shape(replayed) == live
+
+
+# -- an agent that exits during the login ------------------------------------------------------
+
+
+@PROTOCOLS
+async def test_an_agent_that_exits_during_the_login_is_said_and_nothing_hangs(
+    tmp_path: Path, acp_home: Paths, protocol: int
+) -> None:
+    project = make_project(tmp_path)
+    interaction = Scripted(auth=AUTH_METHOD_ID)
+    async with workspace(acp_home, project, interaction) as (ws, watch):
+        launch = spec(tmp_path, project, protocol, "--require-auth", "--fault", "login-exits")
+        agent = ws.agent_for(launch)
+        slot = ws.open_new(agent)
+        await watch.until(lambda: slot.state == "agent_down")
+        assert interaction.asked == ["auth"]
+        said = "\n".join(notices(slot.transcript))
+        assert "exited with code 3" in said
+        assert "the login crashed" in said  # what the agent said on stderr
+        assert not agent.alive
+        assert agent.login_cancel is None
+        ws.submit(slot, "still there?")  # queued for the restart, not lost, nothing raised
+        assert [p.text for p in slot.queue] == ["still there?"]
