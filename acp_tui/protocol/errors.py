@@ -54,7 +54,7 @@ class RpcError(Exception):
         return error_detail(self.data, self.message)
 
     @property
-    def reason(self) -> str:
+    def said(self) -> str:
         """The message and what ``data`` says, without the code: the error in a sentence."""
         detail = self.detail
         return f"{self.message} — {detail}" if detail else self.message
