@@ -106,6 +106,9 @@ class AgentClient(SessionCalls):
         self.early_updates: dict[str, list[Event]] = {}
         """Updates for a session id not registered yet: an agent may send some (commands) right
         after its `session/new` reply, before the awaiting call has registered the session."""
+        self.gone: dict[str, None] = {}
+        """Sessions this client closed or let go (oldest first): whatever the agent still sends
+        for them is dropped, neither kept as early updates nor shown anywhere."""
         self.updates: Listeners[[str, SessionUpdate]] = Listeners("session update listener")
         """Every update of every session, after the session's transcript has it (see
         ``subscribe``)."""
@@ -257,6 +260,9 @@ class AgentClient(SessionCalls):
             updates: list[SessionUpdate] = []
             if session is not None:
                 updates = apply_event(session.transcript, event)
+            elif session_id in self.gone:
+                log.debug("dropping an update for %s, a session let go", session_id)
+                return
             else:
                 self._keep_early(session_id, event)
                 neutral = MessageReplaced | ToolContentAppended | AgentTerminalChanged

@@ -77,7 +77,7 @@ class CacheHistory:
                 session_id=c.session_id,
                 cwd=c.cwd,
                 additional_directories=list(c.additional_directories),
-                title=c.title,
+                title=c.shown_title,
                 updated_at=c.updated_at,
             )
             for c in self.cache.sessions(self.agent_key)

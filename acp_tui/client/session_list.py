@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
+from itertools import pairwise
 from pathlib import Path
 from typing import Protocol
 
@@ -250,6 +251,22 @@ def _is_cursor_error(exc: Exception) -> bool:
 
 
 # -- presentation helpers (plain text, shared by the UI and tests) --------------------------------
+
+
+ID_PREFIX = 8
+"""The fewest characters of a session id shown where ids tell sessions apart."""
+
+
+def distinct_prefix(session_ids: Iterable[str], minimum: int = ID_PREFIX) -> int:
+    """How many leading characters tell these ids apart (at least ``minimum``): agents that
+    start their ids with a date or a fixed word need more than the first few."""
+    ordered = sorted(set(session_ids))
+    length = minimum
+    for before, after in pairwise(ordered):
+        shared = min(len(before), len(after))
+        common = next((i for i in range(shared) if before[i] != after[i]), shared)
+        length = max(length, common + 1)
+    return length
 
 
 def display_title(info: SessionInfo) -> str:

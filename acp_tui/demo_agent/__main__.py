@@ -123,7 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
         "data (error-data)",
     )
     parser.add_argument(
-        "--fault", choices=FAULTS, metavar="FAULT", help="misbehave on purpose (faults below)"
+        "--fault",
+        choices=FAULTS,
+        action="append",
+        default=[],
+        metavar="FAULT",
+        help="misbehave on purpose (faults below; repeat it for several)",
     )
     parser.add_argument(
         "--hostile",
@@ -201,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         require_auth=args.require_auth,
         auth_on=args.auth_on,
         auth_style=args.auth_style,
-        fault=args.fault,
+        faults=frozenset(args.fault),
         delay_ms=args.delay_ms,
         protocol=args.protocol,
         hostile=HOSTILE_TEXTS[args.hostile] if args.hostile else None,

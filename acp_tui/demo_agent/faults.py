@@ -37,21 +37,26 @@ class Faults:
 
     def __init__(self, agent: DemoAgent) -> None:
         self.agent = agent
-        self.fault = agent.options.fault
+        self.faulty = agent.options.faulty
         self._last_reply: dict[str, str] = {}
         """The messageId of each session's last agent_message_chunk (late-chunk, v2)."""
-        if self.fault == "late-chunk":
-            agent.outgoing = _without_message_id
-        elif self.fault == "no-titles":
-            agent.outgoing = _without_session_info
+
+    def rewrite(self, update: dict[str, Any]) -> dict[str, Any] | None:
+        """An update about to be sent (in the dialect's shape) as the faults want it; None
+        drops it."""
+        if self.faulty("no-titles") and update.get("sessionUpdate") == "session_info_update":
+            return None  # the agent never titles its sessions
+        if self.faulty("late-chunk") and self.agent.protocol_version == 1:
+            return _without_message_id(update)
+        return update
 
     async def before(self, method: str) -> None:
         """Before ``method`` is served: fail it, or make it slow."""
-        if self.fault in ("error-data", "error-details") and method in FAILING:
-            data: Any = ERROR_DATA if self.fault == "error-data" else ERROR_DETAILS
-            log.warning("fault %s: %s fails", self.fault, method)
+        if (self.faulty("error-data") or self.faulty("error-details")) and method in FAILING:
+            data: Any = ERROR_DATA if self.faulty("error-data") else ERROR_DETAILS
+            log.warning("fault error-data/details: %s fails", method)
             raise RpcError(ErrorCode.INTERNAL_ERROR, "Internal error", data)
-        if self.fault == "slow-list" and method == "session/list":
+        if self.faulty("slow-list") and method == "session/list":
             await anyio.sleep(SLOW_LIST_SECONDS)
 
     def after(self, method: str, params: Any) -> None:
@@ -60,14 +65,14 @@ class Faults:
         if not isinstance(session_id, str):
             return
         v1 = self.agent.protocol_version == 1
-        if self.fault == "late-chunk" and method == "session/prompt" and v1:
+        if self.faulty("late-chunk") and method == "session/prompt" and v1:
             self.agent.task_group.start_soon(self._late_chunk, session_id, None)
-        elif self.fault == "updates-after-close" and method == "session/close":
+        elif self.faulty("updates-after-close") and method == "session/close":
             self.agent.task_group.start_soon(self._updates_after_close, session_id)
 
     def sent(self, session_id: str, update: dict[str, Any]) -> None:
         """``update`` was sent: in v2 a turn ends with ``state_update idle``, not an answer."""
-        if self.fault != "late-chunk":
+        if not self.faulty("late-chunk"):
             return
         kind, message_id = update.get("sessionUpdate"), update.get("messageId")
         if kind == "agent_message_chunk" and isinstance(message_id, str):
@@ -78,7 +83,7 @@ class Faults:
 
     def session_id(self, fresh: str) -> str:
         """The id of a new session: ``fresh``, or with dated-ids the date and minute first."""
-        if self.fault != "dated-ids":
+        if not self.faulty("dated-ids"):
             return fresh
         return f"{time.strftime('%Y-%m-%d-%H%M')}-{fresh}"
 
@@ -98,6 +103,7 @@ class Faults:
             text = f"Update {number} for the closed session {session_id}. "
             update = {
                 "sessionUpdate": "agent_message_chunk",
+                "messageId": "after-close",  # required in v2
                 "content": {"type": "text", "text": text},
             }
             await self.agent.send_update(session_id, update, record=False)
@@ -106,8 +112,3 @@ class Faults:
 def _without_message_id(update: dict[str, Any]) -> dict[str, Any]:
     """The update as agents that send no ``messageId`` write it."""
     return {key: value for key, value in update.items() if key != "messageId"}
-
-
-def _without_session_info(update: dict[str, Any]) -> dict[str, Any] | None:
-    """No `session_info_update` at all: the agent never titles its sessions."""
-    return None if update.get("sessionUpdate") == "session_info_update" else update

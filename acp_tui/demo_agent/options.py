@@ -60,7 +60,8 @@ class AgentOptions:
     auth_on: frozenset[str] | None = None
     """The methods that answer -32000 until logged in (None: every session method)."""
     auth_style: str = "standard"
-    fault: str | None = None
+    faults: frozenset[str] = frozenset()
+    """The ``--fault`` switches given (several may be)."""
     delay_ms: int = 0
     protocol: int = PROTOCOL_VERSION
     """The highest protocol version served (2: the v2 draft dialect, when the client offers 2)."""
@@ -69,6 +70,10 @@ class AgentOptions:
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities
+
+    def faulty(self, fault: str) -> bool:
+        """Whether ``--fault`` named ``fault``."""
+        return fault in self.faults
 
     def needs_login(self, method: str) -> bool:
         """Whether ``method`` is refused until the client logged in (``--require-auth``)."""

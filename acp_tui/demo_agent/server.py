@@ -228,16 +228,21 @@ class DemoAgent:
         if live is not None and live.turn is not None:
             live.turn.cancel()
 
+    def rewrite(self, update: dict[str, Any]) -> dict[str, Any] | None:
+        """An update as this dialect spells it, and as the faults want it; None drops it."""
+        rewritten = self.outgoing(update)
+        return self.faults.rewrite(rewritten) if rewritten is not None else None
+
     async def send_history(self, session_id: str) -> None:
         """Replay the stored history, many updates per write (one write each is the bottleneck)."""
-        updates = (self.outgoing(update) for update in self.store.read_history(session_id))
+        updates = (self.rewrite(update) for update in self.store.read_history(session_id))
         params = ({"sessionId": session_id, "update": u} for u in updates if u is not None)
         with anyio.CancelScope(shield=True):
             await self.conn.notify_many("session/update", params)
 
     async def send_update(self, session_id: str, update: dict[str, Any], *, record: bool) -> None:
         """Send one ``session/update``; ``record`` appends it to the history first."""
-        rewritten = self.outgoing(update)
+        rewritten = self.rewrite(update)
         if rewritten is None:
             return
         update = rewritten
@@ -273,7 +278,7 @@ class DemoAgent:
         version = params.get("protocolVersion")
         if not isinstance(version, int) or isinstance(version, bool) or version < 0:
             raise RpcError.invalid_params(f"protocolVersion must be an integer, got {version!r}")
-        if self.options.fault == "hang-initialize":
+        if self.options.faulty("hang-initialize"):
             log.warning("fault hang-initialize: never answering initialize")
             await anyio.sleep_forever()
         if version >= 2 and self.options.protocol >= 2 and self.v2 is not None:
@@ -327,10 +332,10 @@ class DemoAgent:
         method_id = P.required_str(params, "methodId")
         if not self.options.require_auth or method_id != AUTH_METHOD_ID:
             raise RpcError.invalid_params(f"unknown auth methodId {method_id!r}")
-        if self.options.fault == "login-hangs":
+        if self.options.faulty("login-hangs"):
             log.warning("fault login-hangs: never answering %s", self.login_method)
             await anyio.sleep_forever()  # until the client cancels the request
-        if self.options.fault == "login-exits":
+        if self.options.faulty("login-exits"):
             sys.stderr.write("acp-tui demo agent: the login crashed (fault login-exits)\n")
             sys.stderr.flush()
             os._exit(3)
@@ -393,7 +398,7 @@ class DemoAgent:
 
     async def resume_session(self, params: P.Params) -> Any:
         # Some agents (fast-agent, pydantic-acp) replay the history on resume anyway.
-        return await self.reattach(params, replay=self.options.fault == "replay-on-resume")
+        return await self.reattach(params, replay=self.options.faulty("replay-on-resume"))
 
     async def close_session(self, params: P.Params) -> Any:
         session_id = P.session_id(params)

@@ -58,6 +58,7 @@ from acp_tui.store.sessions import (
     CachedSession,
     merged,
     newest_first,
+    prompt_title,
     read_index,
     utc_now_iso,
     write_index,
@@ -170,9 +171,12 @@ class TranscriptCache:
                 self._failed("could not flush a transcript", exc)
 
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None:
-        """Append a prompt the client sent, and mark an indexed session as just used."""
+        """Append a prompt the client sent, and mark an indexed session as just used (the
+        first prompt is kept in the index: the title of a session its agent does not title)."""
         self._append(agent_key, session_id, {"t": "user", "blocks": list(blocks_wire)})
-        self.update_info(agent_key, session_id, updated_at=utc_now_iso())
+        self.update_info(
+            agent_key, session_id, updated_at=utc_now_iso(), first_prompt=prompt_title(blocks_wire)
+        )
 
     def record_turn_end(self, agent_key: str, session_id: str, stop_reason: str | None) -> None:
         """Append the end of a prompt turn (chunks after it are messages of their own)."""
@@ -333,8 +337,10 @@ class TranscriptCache:
         *,
         title: str | _Unset | None = _UNSET,
         updated_at: str | _Unset | None = _UNSET,
+        first_prompt: str | None = None,
     ) -> bool:
-        """Apply a title (None clears it) and/or updatedAt (None keeps it) to an indexed session.
+        """Apply a title (None clears it) and/or updatedAt (None keeps it) to an indexed session,
+        and a first prompt unless it has one.
 
         Returns whether the session is indexed; the index is rewritten only on a change.
         """
@@ -347,6 +353,8 @@ class TranscriptCache:
             changes["title"] = title
         if isinstance(updated_at, str) and updated_at != known.updated_at:
             changes["updated_at"] = updated_at
+        if first_prompt is not None and known.first_prompt is None:
+            changes["first_prompt"] = first_prompt
         if changes:
             index[session_id] = replace(known, **changes)
             self._save_index(agent_key, index)

@@ -3,17 +3,19 @@ exit acp-tui caused, late chunks, sessions listed locally, and sessions that kee
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
 
 from acp_tui.client.session_list import SessionLister
 from acp_tui.demo_agent.faults import ERROR_DATA, ERROR_DETAILS
+from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.panel import Level, SessionBrowser
 from tests.app.helpers import wait_for
 from tests.app.test_app_smoke import screen_text
-from tests.app.test_browser import browser, settled, static_text
+from tests.app.test_browser import browser, seed, settled, static_text
 
 SIZE = (120, 40)
 
@@ -98,3 +100,40 @@ async def test_the_browser_waits_for_an_agent_acp_tui_restarts_instead_of_blamin
         assert all(level == "info" for _, level in statuses), statuses
         assert "exited" not in row_text(app)
         assert static_text(app, "#browser-status") == ""
+
+
+async def test_sessions_listed_locally_have_a_title_a_time_and_ids_told_apart(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    """An agent without session/list (v1 only: it is v2's baseline) that never titles its
+    sessions and starts their ids with the date: the local history says which is which."""
+    app = make_app("--capabilities", "load", "--fault", "no-titles", "--fault", "dated-ids")
+    prompts = ["Fix the flaky login test\nand more", "Write the release notes"]
+    recorded = await seed(app, prompts, record=True)
+    assert recorded[0][:12] == recorded[1][:12]  # the date and minute: 8 characters cannot tell
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press("ctrl+b")
+        await wait_for(
+            pilot,
+            lambda: (
+                set(recorded) <= set(browser(app).lister.rows) and row_text(app).count("id ") == 3
+            ),
+        )
+        text = row_text(app)
+        assert "Fix the flaky login test" in text
+        assert "and more" not in text  # the first line only
+        assert "Write the release notes" in text
+        rows = browser(app).lister.rows
+        assert [rows[sid].title for sid in recorded] == [
+            "Fix the flaky login test",
+            "Write the release notes",
+        ]
+        shown = re.findall(r"id (\S+)…", text)
+        assert len(shown) == 3  # the two recorded sessions and the one just opened
+        assert len(set(shown)) == 3
+        for session_id in recorded:
+            assert any(session_id.startswith(prefix) for prefix in shown)
+        for session_id in recorded:
+            assert parse_timestamp(rows[session_id].updated_at) is not None
+        assert "just now" in text

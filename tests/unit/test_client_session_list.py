@@ -14,6 +14,7 @@ from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.session_list import (
     SessionLister,
     display_title,
+    distinct_prefix,
     parse_roots,
     relative_time,
 )
@@ -332,3 +333,12 @@ def test_parse_roots() -> None:
     assert parse_roots("/a, /b\n/a\n") == (Path("/a"), Path("/b"))
     with pytest.raises(ValueError, match="absolute"):
         parse_roots("/a, relative/b")
+
+
+def test_id_prefixes_are_as_long_as_it_takes_to_tell_them_apart() -> None:
+    assert distinct_prefix([]) == 8
+    assert distinct_prefix(["3f2a9c1b-aaaa", "77aa0b12-bbbb"]) == 8
+    dated = ["2026-11-23-1304-demo-a1", "2026-11-23-1304-demo-b2", "2026-11-22-0900-x"]
+    assert distinct_prefix(dated) == len("2026-11-23-1304-demo-a")
+    assert distinct_prefix(["same", "same"]) == 8  # one session listed twice
+    assert distinct_prefix(["ab", "abc"]) == 8

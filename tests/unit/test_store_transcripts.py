@@ -24,6 +24,7 @@ from acp_tui.protocol.content import ContentBlock, TextContent
 from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.store import sessions as sessions_module
+from acp_tui.store.sessions import PROMPT_TITLE_CHARS, prompt_title
 from acp_tui.store.transcripts import (
     RecordedTurnEnd,
     RecordedUpdate,
@@ -431,3 +432,28 @@ def test_a_restore_recorded_aside_replaces_or_appends_only_when_it_ends(tmp_path
     texts = [e.blocks[0]["text"] for e in cache.events(AGENT, SID) if isinstance(e, RecordedUser)]
     assert texts == ["replayed", "next"]
     assert [p.name for p in cache.agent_dir(AGENT).iterdir() if p.suffix == ".restore"] == []
+
+
+def test_the_first_prompt_is_kept_once_as_the_title_of_an_untitled_session(
+    cache: TranscriptCache,
+) -> None:
+    cache.note_session(AGENT, SID, cwd="/p", created=True)
+    cache.record_user(AGENT, SID, [{"type": "image", "data": "", "mimeType": "image/png"}])
+    assert cache.session(AGENT, SID).first_prompt is None  # type: ignore[union-attr]
+    first = "\n  Fix   the login\ttest  \nthen the rest"
+    cache.record_user(AGENT, SID, [{"type": "text", "text": first}])
+    cache.record_user(AGENT, SID, [{"type": "text", "text": "something else"}])
+    cached = cache.session(AGENT, SID)
+    assert cached is not None
+    assert cached.first_prompt == "Fix the login test"
+    assert cached.shown_title == "Fix the login test"
+    cache.update_info(AGENT, SID, title="The agent's title")
+    assert cache.session(AGENT, SID).shown_title == "The agent's title"  # type: ignore[union-attr]
+    assert cache.session(AGENT, SID).first_prompt == "Fix the login test"  # type: ignore[union-attr]
+
+
+def test_a_long_first_prompt_is_cut() -> None:
+    title = prompt_title([{"type": "text", "text": "word " * 100}])
+    assert title is not None
+    assert len(title) == PROMPT_TITLE_CHARS
+    assert title.endswith("…")

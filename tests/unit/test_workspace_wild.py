@@ -15,10 +15,11 @@ import pytest
 from acp_tui.client.agent import AgentClient
 from acp_tui.client.errors import AgentExited
 from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.slots import Notice
 from acp_tui.client.transcript import MessageEntry, NoticeEntry, Transcript
 from acp_tui.config.paths import Paths
 from acp_tui.demo_agent.auth import AUTH_METHOD_ID
-from acp_tui.demo_agent.faults import ERROR_DATA, LATE_CHUNK_TEXT
+from acp_tui.demo_agent.faults import AFTER_CLOSE_UPDATES, ERROR_DATA, LATE_CHUNK_TEXT
 from tests.unit.agent_helpers import WAIT, agent_text, demo_client, demo_spec, make_project
 from tests.unit.workspace_helpers import Scripted, workspace
 
@@ -150,3 +151,64 @@ async def test_an_agent_that_exits_during_the_login_is_said_and_nothing_hangs(
         assert agent.login_cancel is None
         ws.submit(slot, "still there?")  # queued for the restart, not lost, nothing raised
         assert [p.text for p in slot.queue] == ["still there?"]
+
+
+# -- a session that keeps talking after it was closed ------------------------------------------
+
+
+def counting(client: AgentClient, session_id: str, count: int) -> anyio.Event:
+    """Set once ``count`` session/update notifications for ``session_id`` were received."""
+    seen = [0]
+    done = anyio.Event()
+
+    def tracer(direction: str, message: Any) -> None:
+        params = message.get("params") if isinstance(message, dict) else None
+        if (
+            direction == "recv"
+            and isinstance(params, dict)
+            and params.get("sessionId") == session_id
+        ):
+            seen[0] += 1
+            if seen[0] >= count:
+                done.set()
+
+    client.connection.tracer = tracer
+    return done
+
+
+@PROTOCOLS
+async def test_updates_for_a_closed_session_are_dropped_quietly(
+    tmp_path: Path, acp_home: Paths, protocol: int
+) -> None:
+    """100 session/update after session/close: no error, nothing kept, shown or recorded."""
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(spec(tmp_path, project, protocol, "--fault", "updates-after-close"))
+        closing, kept = ws.open_new(agent), ws.open_new(agent)
+        await watch.until(lambda: closing.state == kept.state == "ready")
+        for slot in (closing, kept):
+            ws.submit(slot, "hello")
+        await watch.until(
+            lambda: all(s.transcript.state == "idle" and not s.busy for s in (closing, kept))
+        )
+        client = agent.client
+        assert client is not None
+        assert closing.session is not None
+        assert kept.session is not None
+        closed_id, kept_id = closing.session.session_id, kept.session.session_id
+        shown = {s.id: len(s.transcript.entries) for s in (closing, kept)}
+        recorded = {sid: len(list(ws.cache.events(agent.key, sid))) for sid in (closed_id, kept_id)}
+        arrived = counting(client, closed_id, AFTER_CLOSE_UPDATES)
+        await ws.close_slot(closing)
+        with anyio.fail_after(WAIT):
+            await arrived.wait()
+        await client.list_sessions()  # a round trip: every notification before it was handled
+        assert closed_id not in client.early_updates  # nothing kept for it
+        assert closed_id not in client.sessions
+        assert {s.id: len(s.transcript.entries) for s in (closing, kept)} == shown
+        assert {
+            sid: len(list(ws.cache.events(agent.key, sid))) for sid in (closed_id, kept_id)
+        } == recorded
+        assert "Update 1 for" not in agent_text(kept.transcript)
+        assert not [n for n in watch.of(Notice) if n.level == "error"]
+        assert agent.alive

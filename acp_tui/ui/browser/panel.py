@@ -209,7 +209,7 @@ class SessionBrowser(Vertical):
             return
         visible = self.lister.visible()
         state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
-        self.rows.show_rows(visible, self.tags(), state)
+        self.rows.show_rows(visible, self.tags(), state, show_ids=self.lister.local)
         self.update_header()
         self.update_actions()
 

@@ -1,10 +1,11 @@
 """Provides SessionRows: the session browser's list of rows, with marks and paging hints.
 
 Each row shows the title (or a fallback), a tag ("chat", "open", "local"), the relative time,
-the cwd and the extra roots. Below the rows sits one state row: "Loading…" while a page is in
-flight, the error (Enter retries or reloads), or the end of the list. The list tells its panel
-when the user has come near the end (by keyboard or by scrolling), so the next page is asked
-for lazily.
+the cwd, for sessions from the local history the start of the id (as long as it takes to tell
+them apart: ``id_chars``), and the extra roots. Below the rows sits one state row: "Loading…"
+while a page is in flight, the error (Enter retries or reloads), or the end of the list. The
+list tells its panel when the user has come near the end (by keyboard or by scrolling), so the
+next page is asked for lazily.
 
 With thousands of rows loaded, re-rendering every row costs far more than a frame, so each row's
 option is kept (and reused while its session, mark, tags and displayed age stay the same: its
@@ -28,6 +29,7 @@ from acp_tui.client.session_list import (
     SessionLister,
     age_text,
     display_title,
+    distinct_prefix,
     relative_time,
 )
 from acp_tui.protocol.methods import SessionInfo
@@ -56,9 +58,14 @@ def short_path(path: str) -> str:
 
 
 def row_content(
-    info: SessionInfo, marked: bool, tags: Sequence[str], age: str | None = None
+    info: SessionInfo,
+    marked: bool,
+    tags: Sequence[str],
+    age: str | None = None,
+    id_chars: int = 0,
 ) -> Content:
-    """A session's two or three lines (``age``: its relative time, when already known)."""
+    """A session's two or three lines (``age``: its relative time, when already known;
+    ``id_chars``: how much of the id to show, none when 0)."""
     title = Content.assemble(
         ("● " if marked else "  ", "$warning"), (sanitize(display_title(info), LABEL_LIMIT), "bold")
     )
@@ -70,6 +77,12 @@ def row_content(
         ("  ·  ", "$text-muted"),
         (sanitize(short_path(info.cwd), LABEL_LIMIT), "$text-muted"),
     )
+    if id_chars:
+        session_id = info.session_id
+        shown = session_id if len(session_id) <= id_chars else session_id[:id_chars] + "…"
+        details = Content.assemble(
+            details, ("  ·  id ", "$text-muted"), (sanitize(shown, LABEL_LIMIT), "$text-muted")
+        )
     lines = [title, details]
     roots = info.additional_directories or []
     if roots:
@@ -124,6 +137,7 @@ class ShownRow:
     tags: tuple[str, ...]
     when: datetime | None
     age: str
+    id_chars: int
     option: Option
 
 
@@ -161,14 +175,23 @@ class SessionRows(OptionList):
         """Each session's latest row, shown or not (a search hides rows; they come back)."""
         self.shown: list[ShownRow] = []
         """The session rows on screen, in order (the state row aside)."""
+        self.id_chars = 0
+        """How much of each id the rows show (0: none; see ``show_rows``)."""
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self.check_near_end, init=False)
 
     def show_rows(
-        self, infos: Sequence[SessionInfo], tags: dict[str, list[str]], state: RowState
+        self,
+        infos: Sequence[SessionInfo],
+        tags: dict[str, list[str]],
+        state: RowState,
+        *,
+        show_ids: bool = False,
     ) -> None:
-        """Replace the rows, keeping the highlighted session (or its position)."""
+        """Replace the rows, keeping the highlighted session (or its position); ``show_ids``:
+        each row shows as much of its id as tells them all apart (local history)."""
+        self.id_chars = distinct_prefix(info.session_id for info in infos) if show_ids else 0
         keep_id = self.highlighted_id
         keep_index = self.highlighted
         self.infos = {info.session_id: info for info in infos}
@@ -216,14 +239,19 @@ class SessionRows(OptionList):
         known = self.known.get(session_id)
         if known is not None and known.info is info:
             age = age_of(info, known.when, now)
-            if (known.marked, known.tags, known.age) == (marked, tags, age):
+            if (known.marked, known.tags, known.age, known.id_chars) == (
+                marked,
+                tags,
+                age,
+                self.id_chars,
+            ):
                 return known
             when = known.when
         else:
             when = parse_timestamp(info.updated_at)
             age = age_of(info, when, now)
-        option = Option(row_content(info, marked, tags, age), id=session_id)
-        row = ShownRow(info, marked, tags, when, age, option)
+        option = Option(row_content(info, marked, tags, age, self.id_chars), id=session_id)
+        row = ShownRow(info, marked, tags, when, age, self.id_chars, option)
         self.known[session_id] = row
         return row
 
@@ -242,6 +270,7 @@ class SessionRows(OptionList):
                 row.info is not info
                 or row.marked != (session_id in marked)
                 or row.tags != tuple(tags.get(session_id, ()))
+                or row.id_chars != self.id_chars
             ):
                 return 0
         return len(shown)
@@ -296,7 +325,7 @@ class SessionRows(OptionList):
         known = self.known.get(info.session_id)
         age = known.age if known is not None else None
         self.replace_option_prompt(
-            info.session_id, row_content(info, marked, self.tags_of(info), age)
+            info.session_id, row_content(info, marked, self.tags_of(info), age, self.id_chars)
         )
         if known is not None:
             known.marked = marked  # its option now shows the new mark
