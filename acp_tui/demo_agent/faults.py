@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
 if TYPE_CHECKING:
-    from acp_tui.demo_agent.server import DemoAgent
+    from anyio.abc import TaskGroup
+
+    from acp_tui.demo_agent.options import AgentOptions
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +34,24 @@ LATE_CHUNK_TEXT = "A late chunk, sent after the turn ended."
 AFTER_CLOSE_UPDATES = 100
 
 
+class FaultyAgent(Protocol):
+    """What the faults use of the DemoAgent (a protocol: the server imports this module)."""
+
+    options: AgentOptions
+    protocol_version: int
+
+    @property
+    def task_group(self) -> TaskGroup: ...
+
+    async def send_update(
+        self, session_id: str, update: dict[str, Any], *, record: bool
+    ) -> None: ...
+
+
 class Faults:
     """What ``--fault`` changes in the dispatch of ``agent``; nothing without it."""
 
-    def __init__(self, agent: DemoAgent) -> None:
+    def __init__(self, agent: FaultyAgent) -> None:
         self.agent = agent
         self.faulty = agent.options.faulty
         self._last_reply: dict[str, str] = {}
