@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,9 @@ from acp_tui.client.session_list import SessionLister
 from acp_tui.demo_agent.faults import ERROR_DATA, ERROR_DETAILS
 from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.browser import panel as panel_module
 from acp_tui.ui.browser.panel import Level, SessionBrowser
+from acp_tui.ui.browser.rows import RowState
 from tests.app.helpers import wait_for
 from tests.app.test_app_smoke import screen_text
 from tests.app.test_browser import browser, seed, settled, static_text
@@ -78,8 +81,17 @@ async def test_the_browser_waits_for_an_agent_acp_tui_restarts_instead_of_blamin
         statuses.append((text, level))
         real_status(self, text, level)
 
+    shown: list[str] = []
+    real_row_state = panel_module.row_state
+
+    def row_state(*args: Any, **kwargs: Any) -> RowState:
+        state = real_row_state(*args, **kwargs)
+        shown.append(state.text)  # every state row rendered: "Waiting" may be brief
+        return state
+
     monkeypatch.setattr(SessionLister, "fail", fail)
     monkeypatch.setattr(SessionBrowser, "set_status", set_status)
+    monkeypatch.setattr(panel_module, "row_state", row_state)
     app = make_app("--fault", "slow-list")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
@@ -89,7 +101,7 @@ async def test_the_browser_waits_for_an_agent_acp_tui_restarts_instead_of_blamin
         first = app.client
         assert first is not None
         await pilot.press("ctrl+r")
-        await wait_for(pilot, lambda: "Waiting for the agent…" in row_text(app))
+        await wait_for(pilot, lambda: "Waiting for the agent…" in shown)
         await wait_for(pilot, lambda: app.client not in (None, first) and app.session is not None)
         await wait_for(pilot, lambda: settled(app) and panel.lister.exhausted)
         assert app.session is not None

@@ -1,8 +1,8 @@
 """Provides SessionRows: the session browser's list of rows, with marks and paging hints.
 
 Each row shows the title (or a fallback), a tag ("chat", "open", "local"), the relative time,
-the cwd, for sessions from the local history the start of the id (as long as it takes to tell
-them apart: ``id_chars``), and the extra roots. Below the rows sits one state row: "Loading…"
+for sessions from the local history the start of the id (as long as it takes to tell them apart:
+``id_chars``), the cwd and the extra roots. Below the rows sits one state row: "Loading…"
 while a page is in flight, the error (Enter retries or reloads), or the end of the list. The
 list tells its panel when the user has come near the end (by keyboard or by scrolling), so the
 next page is asked for lazily.
@@ -72,17 +72,19 @@ def row_content(
     for tag in tags:
         title = Content.assemble(title, " ", (f"[{tag}]", "$accent"))
     details = Content.assemble(
-        "  ",
-        (relative_time(info.updated_at) if age is None else age, "$text-muted"),
-        ("  ·  ", "$text-muted"),
-        (sanitize(short_path(info.cwd), LABEL_LIMIT), "$text-muted"),
+        "  ", (relative_time(info.updated_at) if age is None else age, "$text-muted")
     )
-    if id_chars:
+    if id_chars:  # before the cwd: a long path wraps, not the id
         session_id = info.session_id
         shown = session_id if len(session_id) <= id_chars else session_id[:id_chars] + "…"
         details = Content.assemble(
             details, ("  ·  id ", "$text-muted"), (sanitize(shown, LABEL_LIMIT), "$text-muted")
         )
+    details = Content.assemble(
+        details,
+        ("  ·  ", "$text-muted"),
+        (sanitize(short_path(info.cwd), LABEL_LIMIT), "$text-muted"),
+    )
     lines = [title, details]
     roots = info.additional_directories or []
     if roots:
