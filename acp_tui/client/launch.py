@@ -54,6 +54,10 @@ class LaunchSpec:
     """Problems found while loading the settings, for the UI to show once it is up."""
     offer_registry: bool = False
     """Offer the "Add an agent" dialog once the session is open (a first run, nothing set up)."""
+    continue_last: bool = False
+    """Open the project's most recent session instead of a new one (``--continue``)."""
+    session_id: str | None = None
+    """Open this session instead of a new one (``--session ID``)."""
 
 
 def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:

@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from acp_tui.client import continuing
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.gating import why_unavailable
 from acp_tui.client.opening import describe
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 GONE_NEXT = "Your next message starts a new session."
+NOTHING_TO_CONTINUE = "No earlier session in this folder to continue: this one is new."
 
 
 class LoggedInListing:
@@ -86,6 +88,43 @@ class ListedSessions:
         async def authenticated(
             self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]
         ) -> T: ...
+
+        def open_new(
+            self,
+            agent: AgentRuntime,
+            cwd: Path | None = None,
+            additional_directories: tuple[Path, ...] = (),
+            *,
+            focus: bool = True,
+            notice: str | None = None,
+        ) -> SessionSlot: ...
+
+        def open_listed(
+            self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True
+        ) -> SessionSlot: ...
+
+    async def open_continued(
+        self, agent: AgentRuntime, project: Path, session_id: str | None = None
+    ) -> SessionSlot:
+        """Open the session a launch continues, with its history: ``session_id``, else the
+        project's most recent one (``--continue``). With none to continue, or an agent that
+        cannot start, a new session is opened instead (the failure shows there)."""
+        try:
+            await agent.wait_ready()
+            caps = agent.capabilities
+            lister = self.listing(agent) if caps is not None and caps.can_list else None
+            local = self.local_session_infos(agent)
+            if session_id is not None:
+                info = await continuing.session_by_id(lister, local, session_id, project)
+            else:
+                found = await continuing.last_of_project(lister, local, project)
+                if found is None:
+                    return self.open_new(agent, project, notice=NOTHING_TO_CONTINUE)
+                info = found
+        except Exception as exc:  # the agent failed to start, or its list failed: a new session
+            log.info("could not find the session to continue: %s", exc)
+            return self.open_new(agent, project)
+        return self.open_listed(agent, info, replay=True)
 
     def listing(self, agent: AgentRuntime) -> LoggedInListing:
         """`session/list` of ``agent`` for a lister, logging in first when the agent asks."""

@@ -138,7 +138,9 @@ class Prompting:
                 return  # the runtime reports the exit; the prompt reached the agent
             except LoginRestart:
                 session.transcript.add_notice(
-                    "Log in from the terminal; your message is sent again after it.", "warning"
+                    "Log in from the terminal; your message is sent again after it.",
+                    "warning",
+                    hint=True,
                 )
                 slot.queue.insert(0, prompt)
                 # Not ready until the agent is back (logged in) and the session reopened: the

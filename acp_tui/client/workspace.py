@@ -32,7 +32,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp_tui.client.agent import connect
-from acp_tui.client.errors import AgentError, LoginRestart
+from acp_tui.client.errors import AgentError, LoginRestart, what_to_try
 from acp_tui.client.interaction import Headless, Interaction
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listed import ListedSessions
@@ -211,7 +211,8 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
             self._set_state(slot, "agent_down", agent.status)
             if error is not None and not agent.stopping:
                 slot.transcript.add_notice(agent.error or str(error), "error")
-                slot.transcript.add_notice("Press Ctrl+R to restart the agent.", "warning")
+                fix = what_to_try(error, str(agent.paths.log_dir))
+                slot.transcript.add_notice(fix, "warning", hint=True)
                 self._want_attention(slot, "failed")
         if error is not None and not agent.stopping and not self.slots_of(agent):
             self.emit(Notice(agent.error or str(error), "error"))
@@ -258,10 +259,12 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
         additional_directories: tuple[Path, ...] = (),
         *,
         focus: bool = True,
+        notice: str | None = None,
     ) -> SessionSlot:
-        """A new slot with a new session (`session/new` once the agent is up)."""
+        """A new slot with a new session (`session/new` once the agent is up); ``notice`` is
+        said in it once open."""
         cwd = cwd or agent.launch.cwd
-        return self._add_slot(agent, OpenNew(cwd, additional_directories), focus=focus)
+        return self._add_slot(agent, OpenNew(cwd, additional_directories, notice), focus=focus)
 
     def open_listed(
         self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True

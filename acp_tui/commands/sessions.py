@@ -50,6 +50,8 @@ from acp_tui.commands.usage import (
     UsageError,
     check_agent_choice,
     exit_status,
+    is_broken_pipe,
+    output_closed,
     report_usage_error,
     split_agent_command,
 )
@@ -108,6 +110,8 @@ def sessions_command(args: list[str]) -> int:
             status = anyio.run(partial(_run_with_agent, job, signals))
         return signals.status if signals.status is not None else status
     except Exception as exc:
+        if is_broken_pipe(exc):
+            return output_closed()
         log.debug("sessions command failed", exc_info=True)
         print(f"acp-tui: {describe_error(exc)}", file=sys.stderr)
         return 1

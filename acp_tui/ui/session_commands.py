@@ -6,6 +6,7 @@ a choice to make.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +22,13 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace import Workspace
     from acp_tui.config.paths import Paths
 
-__all__ = ["close_tab", "export_transcript", "new_session_with_roots", "tab_commands"]
+__all__ = [
+    "close_tab",
+    "export_transcript",
+    "new_session_with_roots",
+    "restart_agent",
+    "tab_commands",
+]
 
 
 def tab_commands(
@@ -52,6 +59,32 @@ def close_tab(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     app.run_worker(ws.close_slot(slot), group="close-tab")
 
 
+def restart_agent(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
+    """Restart the tab's agent, also while it runs or hangs; asks first when a turn would be
+    cut short (the restart stops it: the agent's process is replaced)."""
+    agent = slot.agent
+    running = [s for s in ws.slots_of(agent) if s.busy]
+    if not running:
+        ws.restart(agent)
+        return
+    from acp_tui.ui.dialogs.confirm import ConfirmDialog
+
+    tabs = "a turn is running" if len(running) == 1 else f"turns are running in {len(running)} tabs"
+    dialog = ConfirmDialog(
+        f"Restart {sanitize(agent.display_name)}? {tabs.capitalize()}.",
+        confirm_label="Restart",
+        cancel_label="Keep it running",
+        note="The running turn stops; its sessions are reopened after the restart.",
+        destructive=True,
+    )
+
+    def answered(restart: bool | None) -> None:
+        if restart:
+            ws.restart(agent)
+
+    app.push_screen(dialog, callback=answered)
+
+
 def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> None:
     """Save the conversation as Markdown, to a path the user confirms."""
     from acp_tui.client.export import default_export_path, transcript_to_markdown, write_export
@@ -61,13 +94,21 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
     if slot is None or session is None:
         app.notify("There is no session to export yet.", severity="warning")
         return
-    default = default_export_path(cwd, session.transcript.title, session.session_id)
+    exports = slot.agent.paths.data_dir / "exports"
+    default = default_export_path(exports, session.transcript.title, session.session_id)
     agent_name = slot.agent.display_name
 
     def save(path: Path | None) -> None:
         if path is None:
             return
-        text = transcript_to_markdown(session.transcript, agent=agent_name, cwd=str(session.cwd))
+        text = transcript_to_markdown(
+            session.transcript,
+            agent=agent_name,
+            cwd=str(session.cwd),
+            terminals=session.terminal_output,
+        )
+        with contextlib.suppress(OSError):  # write_export says what is wrong
+            path.parent.mkdir(parents=True, exist_ok=True)
         try:
             write_export(path, text)
         except (OSError, UnicodeError) as exc:

@@ -167,3 +167,70 @@ async def test_a_message_sent_when_the_agent_failed_to_start_is_kept_and_sent_af
             lambda: agent_user_texts(data, session_id) == ["kept for later"],
             seconds=30,
         )
+
+
+async def test_a_two_thousand_line_paste_is_sent_intact_and_whitespace_is_not_sent(
+    make_app: Callable[..., AcpApp], tmp_path: Path
+) -> None:
+    app = make_app()
+    pasted = "\n".join(f"line {n}: {'word ' * (n % 9)}".rstrip() for n in range(2000))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        assert app.session is not None
+        session_id = app.session.session_id
+        burst(app, "   ")  # only whitespace: not sent, not queued
+        await pilot.pause()
+        assert app.slot is not None
+        assert not app.slot.queue
+        assert not app.slot.busy
+        prompt = app.chat.current_pane.prompt
+        prompt.clear()
+        app.post_message(events.Paste(pasted))  # as the terminal delivers it: to the app
+        await wait_for(pilot, lambda: prompt.text == pasted)
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: agent_user_texts(tmp_path / "demo", session_id) == [pasted], seconds=30
+        )
+
+
+async def test_keys_typed_during_a_burst_of_ten_thousand_updates_are_all_kept(
+    make_app: Callable[..., AcpApp], tmp_path: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        assert app.session is not None
+        slot = app.slot
+        assert slot is not None
+        session_id = app.session.session_id
+        burst(app, "stream 10000")
+        await wait_for(pilot, lambda: slot.busy)
+        typed = [f"typed while it streams {n}" for n in range(5)]
+        for text in typed:
+            burst(app, text)
+            await pilot.pause(0.01)
+        await wait_for(
+            pilot,
+            lambda: agent_user_texts(tmp_path / "demo", session_id) == ["stream 10000", *typed],
+            seconds=90,
+        )
+
+
+async def test_a_resize_to_forty_by_twelve_and_back_loses_nothing(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"markdown", "enter")
+        await wait_for(pilot, lambda: app.slot is not None and not app.slot.busy)
+        prompt = app.chat.current_pane.prompt
+        prompt.insert("a draft that must survive")
+        before = len(app.session.transcript.entries)  # type: ignore[union-attr]
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause()
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        assert prompt.text == "a draft that must survive"
+        assert len(app.session.transcript.entries) == before  # type: ignore[union-attr]
+        assert app.return_code is None  # still running, no traceback

@@ -210,7 +210,7 @@ class SessionBrowser(Vertical):
         visible = self.lister.visible()
         state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
         self.rows.show_rows(visible, self.tags(), state, show_ids=self.lister.local)
-        self.update_header()
+        self.update_header(len(visible))
         self.update_actions()
 
     def tags(self) -> dict[str, list[str]]:
@@ -234,10 +234,10 @@ class SessionBrowser(Vertical):
             tags[shown] = mine + tags.get(shown, [])
         return tags
 
-    def update_header(self) -> None:
+    def update_header(self, shown: int | None = None) -> None:
         name = self.client.capabilities.display_name if self.client else "the agent"
         header = self.query_one("#browser-header", Static)
-        header.update(Text(sanitize(header_text(self.lister, name), TEXT_LIMIT)))
+        header.update(Text(sanitize(header_text(self.lister, name, shown), TEXT_LIMIT)))
 
     def why_unavailable(self, action: str, info: SessionInfo | None) -> str | None:
         if self.workspace is None or self.agent is None:
