@@ -148,6 +148,9 @@ class AgentClient(SessionCalls):
         self.early_updates: dict[str, list[Event]] = {}
         """Updates for a session id not registered yet: an agent may send some (commands) right
         after its `session/new` reply, before the awaiting call has registered the session."""
+        self.gone: dict[str, None] = {}
+        """Sessions this client closed or let go (oldest first): whatever the agent still sends
+        for them is dropped, neither kept as early updates nor shown anywhere."""
         self.updates: Listeners[[str, SessionUpdate]] = Listeners("session update listener")
         """Every update of every session, after the session's transcript has it (see
         ``subscribe``)."""
@@ -155,6 +158,9 @@ class AgentClient(SessionCalls):
         self.initialize_result: WireModel | None = None
         """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
         self.exited = anyio.Event()
+        self.ending = False
+        """Its owner ended the connection on purpose (a stop or a restart): a call that fails
+        from now on fails with an :class:`AgentExited` marked ``deliberate``."""
         self.task_group: TaskGroup | None = None
 
     # -- wire --------------------------------------------------------------------------------
@@ -170,7 +176,9 @@ class AgentClient(SessionCalls):
     async def _exit_error(self, context: str) -> AgentError:
         with anyio.move_on_after(2):
             await self.process.exited.wait()
-        return self.process.exit_error(context)
+        error = self.process.exit_error(context)
+        error.deliberate = self.ending
+        return error
 
     async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
         """Send a typed request and parse the typed result."""
@@ -368,6 +376,9 @@ class AgentClient(SessionCalls):
             updates: list[SessionUpdate] = []
             if session is not None:
                 updates = apply_event(session.transcript, event)
+            elif session_id in self.gone:
+                log.debug("dropping an update for %s, a session let go", session_id)
+                return
             else:
                 self._keep_early(session_id, event)
                 neutral = MessageReplaced | ToolContentAppended | AgentTerminalChanged
@@ -452,6 +463,7 @@ async def connect(
             try:
                 await client.initialize(init_timeout)
                 yield client
+                client.ending = True  # left without an error: the owner is done with it
             except Exception as exc:
                 failure = exc
             finally:

@@ -55,6 +55,10 @@ _R = TypeVar("_R", bound=WireModel)
 __all__ = ["Reattach", "SessionCalls", "TurnWaiter", "session_matches"]
 
 
+GONE_SESSIONS = 256
+"""At most this many ids of sessions the client let go are remembered (``AgentClient.gone``)."""
+
+
 @dataclass(eq=False)
 class TurnWaiter:
     """A v2 prompt waiting for its session's ``idle`` state."""
@@ -70,6 +74,7 @@ class SessionCalls:
     dialect: Dialect
     sessions: dict[str, LiveSession]
     early_updates: dict[str, list[Event]]
+    gone: dict[str, None]
     task_group: TaskGroup | None
     exited: anyio.Event
     turns: dict[str, TurnWaiter]
@@ -172,6 +177,7 @@ class SessionCalls:
         if transcript is not None:
             session.transcript = transcript
         self.early_updates.pop(session_id, None)  # stale: from before this request
+        self.gone.pop(session_id, None)  # opened again: its updates are wanted
         # Registered before the call so that replayed updates land in its transcript.
         self.sessions[session_id] = session
         try:
@@ -279,15 +285,23 @@ class SessionCalls:
         await self.request(
             "session/close", CloseSessionRequest(session_id=session_id), CloseSessionResponse
         )
-        session = self.sessions.pop(session_id, None)
-        if session is not None:
-            await session.aclose()
+        await self.let_go(session_id)
 
     async def delete_session(self, session_id: str) -> None:
         self.require("delete")
         await self.request(
             "session/delete", DeleteSessionRequest(session_id=session_id), DeleteSessionResponse
         )
+        await self.let_go(session_id)
+
+    async def let_go(self, session_id: str) -> None:
+        """Stop showing a session here (after `session/close`, or locally where the agent
+        cannot close): its terminals stop, and what the agent still sends for it is dropped."""
+        self.gone.pop(session_id, None)
+        self.gone[session_id] = None
+        while len(self.gone) > GONE_SESSIONS:
+            del self.gone[next(iter(self.gone))]
+        self.early_updates.pop(session_id, None)
         session = self.sessions.pop(session_id, None)
         if session is not None:
             await session.aclose()

@@ -31,6 +31,8 @@ class AgentExited(AgentError):
         self.exit_code = exit_code
         self.stderr_tail = list(stderr_tail)
         self.context = context
+        self.deliberate = False
+        """acp-tui ended the connection itself (a stop or a restart): not the agent's doing."""
         how = "agent exited" if exit_code is None else f"agent exited with code {exit_code}"
         if exit_code is not None and exit_code < 0:
             how = f"agent was killed by signal {-exit_code}"

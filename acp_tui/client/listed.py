@@ -144,25 +144,30 @@ class ListedSessions:
         return why_unavailable(action, info, agent.capabilities, open_ids=self.open_ids(agent))
 
     def local_session_infos(self, agent: AgentRuntime) -> list[SessionInfo]:
-        """This client's sessions with ``agent``: the open ones, then the recorded ones."""
+        """This client's sessions with ``agent``: the open ones, then the recorded ones.
+
+        An untitled session is titled by its first prompt (the local history keeps it), and
+        an open one has the time of its last prompt when the agent gave none."""
+        try:
+            recorded = {info.session_id: info for info in agent.history.sessions()}
+        except Exception:
+            log.warning("could not read the local session history", exc_info=True)
+            recorded = {}
         infos: dict[str, SessionInfo] = {}
         client = agent.client
         if client is not None:
             for live in reversed(list(client.sessions.values())):
                 if not live.closed:
+                    known = recorded.get(live.session_id)
                     infos[live.session_id] = SessionInfo(
                         session_id=live.session_id,
                         cwd=str(live.cwd),
                         additional_directories=[str(d) for d in live.additional_directories],
-                        title=live.title,
-                        updated_at=live.transcript.updated_at,
+                        title=live.title or (known.title if known else None),
+                        updated_at=live.transcript.updated_at
+                        or (known.updated_at if known else None),
                     )
-        try:
-            recorded = agent.history.sessions()
-        except Exception:
-            log.warning("could not read the local session history", exc_info=True)
-            recorded = []
-        for info in recorded:
+        for info in recorded.values():
             infos.setdefault(info.session_id, info)
         return list(infos.values())
 
@@ -203,8 +208,7 @@ class ListedSessions:
             if caps.can_close:
                 await client.close_session(session.session_id)
             else:
-                client.sessions.pop(session.session_id, None)
-                await session.aclose()
+                await client.let_go(session.session_id)
         except (AgentError, RpcError) as exc:
             self.emit(ActionProgress(agent, f"Could not close it first: {describe(exc)}", "error"))
             return

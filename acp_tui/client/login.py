@@ -86,7 +86,7 @@ class Login:
         methods = offered_methods(agent, exc)
         if not any(m.usable for m in methods):
             raise AgentError(f"{name} needs a login but offers no way to log in: {exc}")
-        reason = exc.message
+        reason = exc.said
         while True:
             method = await self.interaction.choose_auth_method(agent, methods, reason)
             if method is None or not method.usable:
@@ -97,7 +97,7 @@ class Login:
             if await self._agent_login(agent, method):
                 agent.logins += 1
                 return
-            reason = f"The login with {method.name} was cancelled. {exc.message}"
+            reason = f"The login with {method.name} was cancelled. {exc.said}"
 
     async def _agent_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool:
         """`authenticate` with ``method``, cancellable (`cancel_login`); False if cancelled."""

@@ -178,7 +178,7 @@ class Opening:
         except RpcError as exc:
             if not roots or exc.is_auth_required:
                 raise
-            text = f"{caps.display_name} refused the extra roots: {exc.message} (code {exc.code})"
+            text = f"{caps.display_name} refused the extra roots: {exc}"
             slot.transcript.add_notice(text, "error")
             self.emit(Notice(text, "error", slot))
             return None

@@ -130,8 +130,11 @@ class Prompting:
             )
             agent.recorder.record_prompt(session.session_id, blocks)
             slot.prompted = True
+            stop: str | None = None
             try:
-                await self.authenticated(agent, lambda: client.prompt(session.session_id, blocks))
+                stop = await self.authenticated(
+                    agent, lambda: client.prompt(session.session_id, blocks)
+                )
             except AgentExited:
                 return  # the runtime reports the exit; the prompt reached the agent
             except LoginRestart:
@@ -149,6 +152,9 @@ class Prompting:
                 self._prompt_failed(slot, exc)
             else:
                 self._want_attention(slot, "finished")
+            finally:
+                # The transcript took the end of the turn: a replay of the copy must too.
+                agent.recorder.record_turn_end(session.session_id, stop)
         finally:
             slot.sending = None
             self.drain(slot)

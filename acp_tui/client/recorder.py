@@ -9,6 +9,7 @@ The app builds one recorder per connected agent::
     recorder.attach(client)
     recorder.note(session, created=True)      # after session/new (or load/resume/fork)
     recorder.record_prompt(session_id, blocks)  # right before client.prompt(session_id, blocks)
+    recorder.record_turn_end(session_id, stop)  # once it returned (or failed)
 
 A restore (`session/load`, or `session/resume` which some agents answer with a replay) is
 recorded aside: ``begin_restore`` before the request, then ``finish_restore`` with whether the
@@ -52,6 +53,8 @@ class TranscriptSink(Protocol):
     def flush(self, agent_key: str, session_id: str) -> None: ...
 
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None: ...
+
+    def record_turn_end(self, agent_key: str, session_id: str, stop_reason: str | None) -> None: ...
 
     def reset(self, agent_key: str, session_id: str) -> None: ...
 
@@ -165,6 +168,12 @@ class SessionRecorder:
         if unused is not None:
             self._index(unused, created=True)
         self.cache.record_user(self.agent_key, session_id, [block.to_wire() for block in blocks])
+
+    def record_turn_end(self, session_id: str, stop_reason: str | None = None) -> None:
+        """Record that the prompt turn ended (call it once ``client.prompt`` returned or
+        failed): the live transcript takes later chunks as new messages, and so will a replay
+        of the local copy."""
+        self.cache.record_turn_end(self.agent_key, session_id, stop_reason)
 
     def begin_restore(self, session_id: str) -> None:
         """A restore request is about to be sent: record what arrives aside, in batches."""

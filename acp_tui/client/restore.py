@@ -81,7 +81,7 @@ class CacheHistory:
                 session_id=c.session_id,
                 cwd=c.cwd,
                 additional_directories=list(c.additional_directories),
-                title=c.title,
+                title=c.shown_title,
                 updated_at=c.updated_at,
             )
             for c in self.cache.sessions(self.agent_key)
@@ -89,7 +89,11 @@ class CacheHistory:
 
     def replay_into(self, session_id: str, transcript: Transcript) -> int:
         return self.cache.replay_into(
-            self.agent_key, session_id, transcript.apply, transcript.add_user_message
+            self.agent_key,
+            session_id,
+            transcript.apply,
+            transcript.add_user_message,
+            transcript.seal,
         )
 
     def forget(self, session_id: str) -> None:

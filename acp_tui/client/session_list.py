@@ -13,11 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
+from itertools import pairwise
 from pathlib import Path
 from typing import Protocol
 
 from acp_tui.client.calls import session_matches
-from acp_tui.client.errors import AgentError
+from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
@@ -73,6 +74,9 @@ class SessionLister:
     error: str | None = None
     cursor_expired: bool = False
     """The last error was about the cursor: the listing must restart from the first page."""
+    waiting: bool = False
+    """acp-tui is stopping or restarting the agent: the rows wait for it (no error) and are
+    listed afresh when it is back."""
     pages: int = 0
     _seen_cursors: set[str] = field(default_factory=set)
 
@@ -102,6 +106,7 @@ class SessionLister:
         self.loading = False
         self.error = None
         self.cursor_expired = False
+        self.waiting = False
         self.pages = 0
         self._seen_cursors.clear()
 
@@ -114,7 +119,9 @@ class SessionLister:
 
     @property
     def can_load_more(self) -> bool:
-        return not (self.loading or self.exhausted or self.local or self.error is not None)
+        return not (
+            self.loading or self.exhausted or self.local or self.waiting or self.error is not None
+        )
 
     async def load_more(self, client: ListingClient) -> int:
         """Fetch and merge the next page; returns how many new rows it added.
@@ -131,6 +138,14 @@ class SessionLister:
             response: ListSessionsResponse | None = await client.list_sessions(
                 cwd=self.cwd, cursor=cursor, additional_directories=self.additional_directories
             )
+        except AgentExited as exc:
+            if generation == self.generation:
+                self.loading = False
+                if exc.deliberate:  # acp-tui stopped or restarted it: nothing went wrong
+                    self.waiting = True
+                else:
+                    self.fail(str(exc))
+            return 0
         except (AgentError, RpcError) as exc:
             if generation == self.generation:
                 self.loading = False
@@ -236,6 +251,22 @@ def _is_cursor_error(exc: Exception) -> bool:
 
 
 # -- presentation helpers (plain text, shared by the UI and tests) --------------------------------
+
+
+ID_PREFIX = 8
+"""The fewest characters of a session id shown where ids tell sessions apart."""
+
+
+def distinct_prefix(session_ids: Iterable[str], minimum: int = ID_PREFIX) -> int:
+    """How many leading characters tell these ids apart (at least ``minimum``): agents that
+    start their ids with a date or a fixed word need more than the first few."""
+    ordered = sorted(set(session_ids))
+    length = minimum
+    for before, after in pairwise(ordered):
+        shared = min(len(before), len(after))
+        common = next((i for i in range(shared) if before[i] != after[i]), shared)
+        length = max(length, common + 1)
+    return length
 
 
 def display_title(info: SessionInfo) -> str:

@@ -234,6 +234,8 @@ class Transcript:
         self.agent_terminals: dict[str, AgentTerminal] = {}
         """The agent-owned terminals (ACP v2) by id; client terminals live in the session."""
         self._echo_index: int | None = None
+        self._sealed = 0
+        """Entries before this index take no more chunks: the turn that wrote them ended."""
         self._listeners: Listeners[[Change]] = Listeners("transcript listener")
 
     # -- listeners ---------------------------------------------------------------------------
@@ -338,15 +340,17 @@ class Transcript:
             return
         if role != "user":
             self._echo_index = None
+        # A chunk after the end of the turn starts a new message, whatever its id says: agents
+        # send a late word (an error, a cancelled reply's tail) that is not part of the reply.
         if message_id is not None:
             known = self._messages.get((role, message_id))
-            if known is not None:
+            if known is not None and known >= self._sealed:
                 entry = self.entries[known]
                 assert isinstance(entry, MessageEntry)
                 entry.append(block)
                 self._updated(known)
                 return
-        elif self.entries:
+        elif len(self.entries) > self._sealed:
             # Without ids, contiguous chunks of the same role form one message.
             last = self.entries[-1]
             if isinstance(last, MessageEntry) and last.role == role and last.message_id is None:
@@ -548,9 +552,15 @@ class Transcript:
 
     def end_turn(self, stop_reason: str | None) -> None:
         self.stop_reason = stop_reason
+        self.seal()
         if stop_reason not in (None, "end_turn"):
             self.add_notice(_STOP_NOTICES.get(stop_reason, f"The turn ended: {stop_reason}"))
         self.set_state("idle")
+
+    def seal(self) -> None:
+        """A turn ended: the messages so far are complete, and a chunk arriving from now on
+        starts a new one (even one without an id, or with the id of a finished message)."""
+        self._sealed = len(self.entries)
 
     def set_state(self, state: TurnState) -> None:
         if state != self.state:

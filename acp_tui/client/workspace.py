@@ -349,8 +349,7 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
                 except (AgentError, RpcError) as exc:
                     self.emit(Notice(f"Could not close the session: {exc}", "warning"))
             else:
-                agent.client.sessions.pop(session.session_id, None)
-                await session.aclose()
+                await agent.client.let_go(session.session_id)
         self._remove_slot(slot)
         if not self.slots_of(agent):
             agent.stop()

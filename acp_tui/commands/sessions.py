@@ -28,7 +28,7 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
-from acp_tui.client.errors import AgentError, Unsupported
+from acp_tui.client.errors import AgentError, AgentExited, InitializeTimeout, Unsupported
 from acp_tui.client.exit_signals import ExitSignals, exit_signals
 from acp_tui.client.interaction import Headless
 from acp_tui.client.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
@@ -68,6 +68,8 @@ USAGE = (
     f"{PROG} {{list,delete,prune}} [OPTIONS] [--protocol {{1,2}}] [-a NAME | -- COMMAND ARGS...]"
 )
 LIST_HINT = "sessions created by acp-tui are in the app's session browser"
+STDERR_LINES = 5
+"""At most this many of an exited agent's last stderr lines follow its error."""
 
 _AGENT_EPILOG = """\
 agent:
@@ -401,7 +403,9 @@ async def confirm(question: str) -> bool:
 
 
 def describe_error(exc: BaseException) -> str:
-    """One line naming the cause of a failed command (sanitised: it may quote the agent)."""
+    """One line naming the cause of a failed command (sanitised: it may quote the agent); an
+    agent's error goes on with the further lines of its ``data`` (bounded), and an agent that
+    exited with the last lines it wrote on stderr, indented."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, RpcError):
@@ -411,4 +415,9 @@ def describe_error(exc: BaseException) -> str:
     else:
         text = f"unexpected error: {type(exc).__name__}: {exc}"
     lines = [line for line in text.splitlines() if line.strip()]
-    return sanitize(lines[0]) if lines else type(exc).__name__
+    if not lines:
+        return type(exc).__name__
+    more = lines[1:] if isinstance(exc, RpcError) else lines[1:][-STDERR_LINES:]
+    if not isinstance(exc, RpcError | AgentExited | InitializeTimeout):
+        more = []
+    return "\n".join([sanitize(lines[0]), *(f"  {sanitize(line.strip())}" for line in more)])

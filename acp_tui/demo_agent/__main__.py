@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import textwrap
 from pathlib import Path
 
 import anyio
@@ -15,6 +16,7 @@ from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, HostileOutput
 from acp_tui.demo_agent.options import (
     ALL_CAPABILITIES,
     AUTH_STYLES,
+    FAULT_HELP,
     FAULTS,
     MCP_TRANSPORTS,
     AgentOptions,
@@ -63,12 +65,22 @@ def _non_negative(value: str) -> int:
     return number
 
 
+def faults_help() -> str:
+    """The ``--fault`` names and what each does, laid out like the keywords."""
+    lines = ["faults (--fault FAULT):"]
+    for name, what in FAULT_HELP.items():
+        wrapped = textwrap.wrap(what, 72)
+        lines.append(f"  {name:<22}{wrapped[0]}")
+        lines.extend(f"  {'':<22}{more}" for more in wrapped[1:])
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m acp_tui.demo_agent",
         description="The acp-tui demo agent: an offline, deterministic ACP v1 agent speaking\n"
         "JSON-RPC over stdin/stdout (logs go to stderr). It keeps its sessions on disk.",
-        epilog=KEYWORDS_HELP,
+        epilog=f"{KEYWORDS_HELP}\n\n{faults_help()}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -130,9 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fault",
         choices=FAULTS,
-        help="misbehave on purpose: hang-initialize never answers initialize; login-hangs "
-        "never answers authenticate (auth/login) until the client cancels it; "
-        "replay-on-resume replays the history on session/resume too, as some agents do",
+        action="append",
+        default=[],
+        metavar="FAULT",
+        help="misbehave on purpose (faults below; repeat it for several)",
     )
     parser.add_argument(
         "--hostile",
@@ -224,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         auth_elicit=args.auth_elicit,
         auth_on=args.auth_on,
         auth_style=args.auth_style,
-        fault=args.fault,
+        faults=frozenset(args.fault),
         delay_ms=args.delay_ms,
         protocol=args.protocol,
         hostile=HOSTILE_TEXTS[args.hostile] if args.hostile else None,

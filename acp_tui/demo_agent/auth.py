@@ -13,6 +13,8 @@ from typing import Any
 AUTH_METHOD_ID = "demo-login"
 TERMINAL_AUTH_METHOD_ID = "demo-terminal-login"
 CREDENTIALS_FILE = "credentials.json"
+AUTH_DATA_MESSAGE = "no demo credential is stored yet"
+"""What the -32000 error's ``data`` says with ``--auth-style error-data`` (with the methods)."""
 
 
 LOGIN_ENV = {"ACP_TUI_DEMO_LOGIN": "1"}

@@ -3,9 +3,10 @@
 ``python -m acp_tui.demo_agent --hostile NAME`` rewrites everything the agent writes so that
 each display string (agent and session titles, auth method, command, mode and option names,
 descriptions and hints, permission option names, tool call titles and locations, plan entries,
-message text, error messages, the usage currency) is ``HOSTILE_TEXTS[NAME]``. Ids, paths the
-agent works with and every other value are left alone, so the protocol still works: a client
-must show these strings literally, never run their markup or send their escapes to the terminal.
+message text, error messages and data, the usage currency) is ``HOSTILE_TEXTS[NAME]``. Ids,
+paths the agent works with and every other value are left alone, so the protocol still works: a
+client must show these strings literally, never run their markup or send their escapes to the
+terminal.
 The tests feed this one table to every surface of the app.
 """
 
@@ -39,7 +40,9 @@ HOSTILE_TEXTS: dict[str, str] = {
 }
 """Hostile display strings by name."""
 
-_DISPLAY_KEYS = frozenset({"title", "name", "description", "hint", "currency", "message"})
+_DISPLAY_KEYS = frozenset(
+    {"title", "name", "description", "hint", "currency", "message", "details"}
+)
 
 
 def poison(value: Any, text: str) -> Any:
@@ -52,6 +55,8 @@ def poison(value: Any, text: str) -> Any:
     for key, item in value.items():
         if key in _DISPLAY_KEYS and isinstance(item, str):
             result[key] = text
+        elif key == "data" and "code" in value and isinstance(item, str):
+            result[key] = text  # an error's reason
         elif key == "text" and value.get("type") == "text" and isinstance(item, str):
             result[key] = text  # a text content block
         elif key == "content" and "priority" in value and isinstance(item, str):

@@ -20,7 +20,28 @@ ALL_CAPABILITIES: tuple[str, ...] = (
 MCP_TRANSPORTS: tuple[str, ...] = ("http", "sse")
 """The MCP transports ``--mcp`` can advertise besides stdio (which agents always take)."""
 
-FAULTS: tuple[str, ...] = ("hang-initialize", "login-hangs", "replay-on-resume")
+FAULT_HELP: dict[str, str] = {
+    "hang-initialize": "never answer initialize",
+    "login-hangs": "never answer authenticate (auth/login) until the client cancels it",
+    "replay-on-resume": "replay the history on session/resume too, as some agents do",
+    "login-exits": "exit with code 3 (saying why on stderr) when asked to authenticate "
+    "(auth/login)",
+    "error-data": "session/prompt, session/list and session/delete answer -32603 with the "
+    'reason in data: "CODEX_API_KEY is not set" (as codex-acp does)',
+    "error-details": "the same with data {message, details}: a stream that disconnected, and "
+    "the lines of what went wrong",
+    "slow-list": "every session/list answers after 1 s",
+    "late-chunk": "one more agent_message_chunk follows each turn's end, 0.2 s later: v1 "
+    "replies then carry no messageId, v2 ones the id of the turn's last reply",
+    "no-titles": "never send session_info_update (no titles, as many agents do)",
+    "dated-ids": "new session ids start with the date and minute (as some agents write them): "
+    "a short prefix does not tell them apart",
+    "updates-after-close": "after answering session/close, 100 agent_message_chunks for the "
+    "closed session",
+}
+"""What each ``--fault`` does (shown by ``--help``)."""
+
+FAULTS: tuple[str, ...] = tuple(FAULT_HELP)
 
 AUTH_STYLES: tuple[str, ...] = ("standard", "meta", "error-data")
 """How ``--require-auth`` offers its methods: as ``authMethods`` (the terminal one typed, as the
@@ -42,7 +63,8 @@ class AgentOptions:
     auth_on: frozenset[str] | None = None
     """The methods that answer -32000 until logged in (None: every session method)."""
     auth_style: str = "standard"
-    fault: str | None = None
+    faults: frozenset[str] = frozenset()
+    """The ``--fault`` switches given (several may be)."""
     delay_ms: int = 0
     protocol: int = PROTOCOL_VERSION
     """The highest protocol version served (2: the v2 draft dialect, when the client offers 2)."""
@@ -57,6 +79,10 @@ class AgentOptions:
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities
+
+    def faulty(self, fault: str) -> bool:
+        """Whether ``--fault`` named ``fault``."""
+        return fault in self.faults
 
     def needs_login(self, method: str) -> bool:
         """Whether ``method`` is refused until the client logged in (``--require-auth``)."""

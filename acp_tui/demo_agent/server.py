@@ -10,6 +10,7 @@ served: its method answers -32601.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
@@ -23,11 +24,13 @@ from anyio.abc import TaskGroup
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
 from acp_tui.demo_agent.auth import (
+    AUTH_DATA_MESSAGE,
     AUTH_METHOD_ID,
     auth_methods,
     forget_credentials,
     has_credentials,
 )
+from acp_tui.demo_agent.faults import Faults
 from acp_tui.demo_agent.options import PROTOCOL_VERSION, AgentOptions, ClientCaps
 from acp_tui.demo_agent.paging import list_sessions
 from acp_tui.demo_agent.script import COMMANDS, run_turn
@@ -108,9 +111,12 @@ class DemoAgent:
         self.login_method = "authenticate"
         """The method that logs in (``auth/login`` in v2), for error messages."""
         self.logout_method = "logout"
+        self.protocol_version = PROTOCOL_VERSION
+        """The version spoken since `initialize` (2 once the v2 dialect was chosen)."""
         self._busy = 0
         self._idle = anyio.Event()
         self._idle.set()
+        self.faults = Faults(self)
 
     def attach(self, conn: Connection, tg: TaskGroup) -> None:
         self._conn = conn
@@ -155,16 +161,20 @@ class DemoAgent:
             raise RpcError.method_not_found(method)
         if not self.authenticated and self.options.needs_login(method):
             raise self.auth_required()
+        await self.faults.before(method)
         if method == "session/prompt":
-            return await entry[1](P.as_object(params))
-        self._busy += 1
-        self._idle = anyio.Event() if self._busy == 1 else self._idle
-        try:
-            return await entry[1](P.as_object(params))
-        finally:
-            self._busy -= 1
-            if self._busy == 0:
-                self._idle.set()
+            result = await entry[1](P.as_object(params))
+        else:
+            self._busy += 1
+            self._idle = anyio.Event() if self._busy == 1 else self._idle
+            try:
+                result = await entry[1](P.as_object(params))
+            finally:
+                self._busy -= 1
+                if self._busy == 0:
+                    self._idle.set()
+        self.faults.after(method, params)
+        return result
 
     async def drain(self, grace: float = 1.0) -> None:
         """At the end of input, briefly let requests already received (but prompts) finish.
@@ -232,16 +242,21 @@ class DemoAgent:
         if live is not None and live.turn is not None:
             live.turn.cancel()
 
+    def rewrite(self, update: dict[str, Any]) -> dict[str, Any] | None:
+        """An update as this dialect spells it, and as the faults want it; None drops it."""
+        rewritten = self.outgoing(update)
+        return self.faults.rewrite(rewritten) if rewritten is not None else None
+
     async def send_history(self, session_id: str) -> None:
         """Replay the stored history, many updates per write (one write each is the bottleneck)."""
-        updates = (self.outgoing(update) for update in self.store.read_history(session_id))
+        updates = (self.rewrite(update) for update in self.store.read_history(session_id))
         params = ({"sessionId": session_id, "update": u} for u in updates if u is not None)
         with anyio.CancelScope(shield=True):
             await self.conn.notify_many("session/update", params)
 
     async def send_update(self, session_id: str, update: dict[str, Any], *, record: bool) -> None:
         """Send one ``session/update``; ``record`` appends it to the history first."""
-        rewritten = self.outgoing(update)
+        rewritten = self.rewrite(update)
         if rewritten is None:
             return
         update = rewritten
@@ -252,6 +267,7 @@ class DemoAgent:
         # Shielded so that a cancelled turn never leaves a sent update out of the history.
         with anyio.CancelScope(shield=True):
             await self.conn.notify("session/update", {"sessionId": session_id, "update": update})
+        self.faults.sent(session_id, update)
 
     async def _send_commands(self, session_id: str) -> None:
         update = {"sessionUpdate": "available_commands_update", "availableCommands": COMMANDS}
@@ -276,11 +292,12 @@ class DemoAgent:
         version = params.get("protocolVersion")
         if not isinstance(version, int) or isinstance(version, bool) or version < 0:
             raise RpcError.invalid_params(f"protocolVersion must be an integer, got {version!r}")
-        if self.options.fault == "hang-initialize":
+        if self.options.faulty("hang-initialize"):
             log.warning("fault hang-initialize: never answering initialize")
             await anyio.sleep_forever()
         if version >= 2 and self.options.protocol >= 2 and self.v2 is not None:
             dialect = self.v2(self)
+            self.protocol_version = 2
             self._methods = dialect.methods()
             return await dialect.initialize(params)
         self.client = ClientCaps.from_wire(params.get("clientCapabilities"))
@@ -324,7 +341,7 @@ class DemoAgent:
         if self.options.auth_style == "error-data":
             version = 2 if self.login_method == "auth/login" else 1
             methods = self.offered_auth_methods(version, self.client.terminal_auth)
-            data = {"authMethods": methods}
+            data = {"message": AUTH_DATA_MESSAGE, "authMethods": methods}
         return RpcError(
             ErrorCode.AUTH_REQUIRED,
             f"Authentication required: call {self.login_method} with methodId {AUTH_METHOD_ID!r}",
@@ -335,11 +352,15 @@ class DemoAgent:
         method_id = P.required_str(params, "methodId")
         if not self.options.require_auth or method_id != AUTH_METHOD_ID:
             raise RpcError.invalid_params(f"unknown auth methodId {method_id!r}")
-        if self.options.fault == "login-hangs":
+        if self.options.faulty("login-hangs"):
             log.warning("fault login-hangs: never answering %s", self.login_method)
             await anyio.sleep_forever()  # until the client cancels the request
         if self.options.auth_elicit and self.client.elicitation_form:
             await self._ask_account()
+        if self.options.faulty("login-exits"):
+            sys.stderr.write("acp-tui demo agent: the login crashed (fault login-exits)\n")
+            sys.stderr.flush()
+            os._exit(3)
         self.authenticated = True
         return {}
 
@@ -384,7 +405,7 @@ class DemoAgent:
         """A session created now, with a new id."""
         now = self.store.now()
         return SessionRecord(
-            session_id=f"demo-{uuid.uuid4().hex}",
+            session_id=self.faults.session_id(f"demo-{uuid.uuid4().hex}"),
             cwd=cwd,
             additional_directories=dirs,
             created_at=now,
@@ -427,7 +448,7 @@ class DemoAgent:
 
     async def resume_session(self, params: P.Params) -> Any:
         # Some agents (fast-agent, pydantic-acp) replay the history on resume anyway.
-        return await self.reattach(params, replay=self.options.fault == "replay-on-resume")
+        return await self.reattach(params, replay=self.options.faulty("replay-on-resume"))
 
     async def close_session(self, params: P.Params) -> Any:
         session_id = P.session_id(params)

@@ -212,7 +212,7 @@ class V2Dialect:
         """``replayFrom`` omitted or null: resume; ``{"type": "start"}``: replay, then answer."""
         replay_from = params.get("replayFrom")
         if replay_from is None:
-            replay = self.agent.options.fault == "replay-on-resume"
+            replay = self.agent.options.faulty("replay-on-resume")
         elif isinstance(replay_from, dict) and replay_from.get("type") == "start":
             replay = True
         else:

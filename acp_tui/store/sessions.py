@@ -2,7 +2,8 @@
 
 The index is one small JSON file per agent listing the sessions this client created or opened
 with that agent (``sessionId``, ``cwd``, ``additionalDirectories``, ``title``, ``updatedAt`` in
-ISO 8601 UTC, ``createdByClient``). It is read whole and rewritten atomically (temporary file in
+ISO 8601 UTC, ``createdByClient``, ``firstPrompt``: the start of the first prompt sent, a title
+for agents that give none). It is read whole and rewritten atomically (temporary file in
 the same directory, then ``os.replace``), only when a session is noted or its title or time
 changes, never per streamed chunk. A missing or corrupt index reads as empty.
 """
@@ -25,6 +26,8 @@ log = logging.getLogger(__name__)
 INDEX_VERSION = 1
 INDEX_LIMIT = 1000
 """At most this many sessions are indexed per agent; the least recently updated go first."""
+PROMPT_TITLE_CHARS = 80
+"""The first prompt kept as a title is cut to this many characters."""
 
 
 def utc_now_iso() -> str:
@@ -47,12 +50,19 @@ class CachedSession:
     """ISO 8601; what the agent said (``session_info_update``) or when this client used it."""
     created_by_client: bool = False
     """Whether this client created the session (as opposed to opening a listed one)."""
+    first_prompt: str | None = None
+    """The start of the first prompt this client sent in it (one line, bounded)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """Fields of the index entry this version does not know, kept on rewrite."""
 
     @property
     def updated(self) -> datetime | None:
         return parse_timestamp(self.updated_at)
+
+    @property
+    def shown_title(self) -> str | None:
+        """The agent's title, else the first prompt."""
+        return self.title or self.first_prompt
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +73,7 @@ class CachedSession:
             "title": self.title,
             "updatedAt": self.updated_at,
             "createdByClient": self.created_by_client,
+            **({"firstPrompt": self.first_prompt} if self.first_prompt is not None else {}),
         }
 
     @classmethod
@@ -75,7 +86,8 @@ class CachedSession:
             return None
         dirs = data.get("additionalDirectories")
         title, updated = data.get("title"), data.get("updatedAt")
-        known = {"sessionId", "cwd", "additionalDirectories", "title", "updatedAt"}
+        prompt = data.get("firstPrompt")
+        known = {"sessionId", "cwd", "additionalDirectories", "title", "updatedAt", "firstPrompt"}
         return cls(
             session_id=session_id,
             cwd=cwd,
@@ -85,8 +97,23 @@ class CachedSession:
             title=title if isinstance(title, str) else None,
             updated_at=updated if isinstance(updated, str) else None,
             created_by_client=data.get("createdByClient") is True,
+            first_prompt=prompt if isinstance(prompt, str) and prompt.strip() else None,
             extra={k: v for k, v in data.items() if k not in known | {"createdByClient"}},
         )
+
+
+def prompt_title(blocks_wire: Iterable[Any]) -> str | None:
+    """A title from a prompt's content blocks: the first line of its text, bounded; None when
+    it has no text."""
+    for block in blocks_wire:
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            for line in text.splitlines() if isinstance(text, str) else ():
+                words = " ".join(line.split())
+                if words:
+                    cut = len(words) > PROMPT_TITLE_CHARS
+                    return words[: PROMPT_TITLE_CHARS - 1].rstrip() + "…" if cut else words
+    return None
 
 
 def newest_first(sessions: Iterable[CachedSession]) -> list[CachedSession]:

@@ -12,9 +12,12 @@ root. Each line of a transcript file is one event, written and flushed as it hap
 
     {"t": "update", "update": <SessionUpdate wire object>}
     {"t": "user", "blocks": [<ContentBlock wire object>, ...]}
+    {"t": "end", "stopReason": "end_turn"}
 
-``user`` events are the prompts the client sent (v1 agents do not echo them in live turns). A
-crash can only tear the last line; readers skip it and the next write starts a fresh line.
+``user`` events are the prompts the client sent (v1 agents do not echo them in live turns);
+``end`` marks where a prompt turn ended, so that a replay splits the messages where the live
+transcript did (see ``acp_tui.store.recorded``). A crash can only tear the last line; readers
+skip it and the next write starts a fresh line.
 Recording never raises into the caller for disk errors: it logs one warning and carries on.
 
 While a session is being restored (`session/load` replays the whole history, and some agents
@@ -34,7 +37,7 @@ import logging
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -45,10 +48,18 @@ from acp_tui.config.atomic import write_atomic
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionUpdate
+from acp_tui.store.recorded import (
+    RecordedEvent,
+    RecordedTurnEnd,
+    RecordedUpdate,
+    RecordedUser,
+    parse_line,
+)
 from acp_tui.store.sessions import (
     CachedSession,
     merged,
     newest_first,
+    prompt_title,
     read_index,
     utc_now_iso,
     write_index,
@@ -57,6 +68,7 @@ from acp_tui.store.sessions import (
 __all__ = [
     "CachedSession",
     "RecordedEvent",
+    "RecordedTurnEnd",
     "RecordedUpdate",
     "RecordedUser",
     "TranscriptCache",
@@ -79,23 +91,6 @@ class _Unset(Enum):
 
 
 _UNSET = _Unset.UNSET
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedUpdate:
-    """A `session/update` as received: the wire object of its ``update``."""
-
-    update: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedUser:
-    """A prompt the client sent: its content blocks as wire objects."""
-
-    blocks: list[Any]
-
-
-RecordedEvent = RecordedUpdate | RecordedUser
 
 
 def _digest(text: str, length: int) -> str:
@@ -181,9 +176,16 @@ class TranscriptCache:
                 self._failed("could not flush a transcript", exc)
 
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None:
-        """Append a prompt the client sent, and mark an indexed session as just used."""
+        """Append a prompt the client sent, and mark an indexed session as just used (the
+        first prompt is kept in the index: the title of a session its agent does not title)."""
         self._append(agent_key, session_id, {"t": "user", "blocks": list(blocks_wire)})
-        self.update_info(agent_key, session_id, updated_at=utc_now_iso())
+        self.update_info(
+            agent_key, session_id, updated_at=utc_now_iso(), first_prompt=prompt_title(blocks_wire)
+        )
+
+    def record_turn_end(self, agent_key: str, session_id: str, stop_reason: str | None) -> None:
+        """Append the end of a prompt turn (chunks after it are messages of their own)."""
+        self._append(agent_key, session_id, {"t": "end", "stopReason": stop_reason})
 
     def reset(self, agent_key: str, session_id: str) -> None:
         """Drop a session's recorded events (before an agent replays the whole history)."""
@@ -377,8 +379,10 @@ class TranscriptCache:
         *,
         title: str | _Unset | None = _UNSET,
         updated_at: str | _Unset | None = _UNSET,
+        first_prompt: str | None = None,
     ) -> bool:
-        """Apply a title (None clears it) and/or updatedAt (None keeps it) to an indexed session.
+        """Apply a title (None clears it) and/or updatedAt (None keeps it) to an indexed session,
+        and a first prompt unless it has one.
 
         Returns whether the session is indexed; the index is rewritten only on a change.
         """
@@ -391,6 +395,8 @@ class TranscriptCache:
             changes["title"] = title
         if isinstance(updated_at, str) and updated_at != known.updated_at:
             changes["updated_at"] = updated_at
+        if first_prompt is not None and known.first_prompt is None:
+            changes["first_prompt"] = first_prompt
         if changes:
             index[session_id] = replace(known, **changes)
             self._save_index(agent_key, index)
@@ -447,7 +453,7 @@ class TranscriptCache:
         with handle:
             try:
                 for raw in handle:
-                    event = _parse_line(raw)
+                    event = parse_line(raw)
                     if event is not None:
                         yield event
             except OSError as exc:
@@ -459,13 +465,19 @@ class TranscriptCache:
         session_id: str,
         apply_update: Callable[[SessionUpdate], None],
         add_user: Callable[[list[ContentBlock]], None],
+        end_turn: Callable[[], None] | None = None,
     ) -> int:
         """Feed the recorded events, parsed with the protocol models, to the callbacks in order.
 
-        Invalid events are skipped. Returns how many events were replayed.
+        Invalid events are skipped. Returns how many updates and prompts were replayed (the
+        ends of turns go to ``end_turn`` and are not counted).
         """
         count = 0
         for event in self.events(agent_key, session_id):
+            if isinstance(event, RecordedTurnEnd):
+                if end_turn is not None:
+                    end_turn()
+                continue
             try:
                 if isinstance(event, RecordedUpdate):
                     update = _adapters()[0].validate_python(event.update)
@@ -480,21 +492,3 @@ class TranscriptCache:
                 add_user(blocks)
             count += 1
         return count
-
-
-def _parse_line(raw: bytes) -> RecordedEvent | None:
-    if not raw.strip():
-        return None
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        log.debug("skipping a torn, corrupt or too deeply nested transcript line")
-        return None
-    if not isinstance(data, dict):
-        return None
-    kind = data.get("t")
-    if kind == "update" and isinstance(data.get("update"), dict):
-        return RecordedUpdate(data["update"])
-    if kind == "user" and isinstance(data.get("blocks"), list):
-        return RecordedUser(data["blocks"])
-    return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from acp_tui.client.restore import LOCAL_COPY_NOTICE, RESUMED_NOTICE
 from acp_tui.client.transcript import MessageEntry
 from acp_tui.protocol.methods import SessionInfo
@@ -93,12 +95,13 @@ async def test_a_replay_on_resume_is_shown_once_with_no_local_copy_or_missing_hi
         assert len(cached) == 1
 
 
+@pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 async def test_the_status_line_shows_the_opened_sessions_cwd(
-    make_app: Callable[..., AcpApp], tmp_path: Path
+    make_app: Callable[..., AcpApp], tmp_path: Path, protocol: int
 ) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    app = make_app()
+    app = make_app(protocol=protocol)
     [session_id] = await seed(app, ["in another folder"], cwd=elsewhere)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session is not None)

@@ -4,8 +4,9 @@ As in test_chat_snapshots: everything the screen shows lives at fixed paths (a f
 fixed extra roots and a fixed ACP_TUI_HOME), the cursors do not blink, and run_before waits on
 predicates; only the final settle sleeps. The sessions are created through the client API before
 the app starts, one fixed prompt each (which becomes the title), and the chat's own session gets
-a fixed first prompt too, so that no random session id shows as an "untitled" row. Relative
-times are frozen: the rows format ``updatedAt`` against a clock five minutes after it.
+a fixed first prompt too, so that no random session id shows as an "untitled" row; rows that
+show ids (the local history) show fixed ones. Relative times are frozen: the rows format
+``updatedAt`` against a clock five minutes after it.
 
 ``fixed_place`` and ``build_app`` are shared with the dialog and theme snapshots. A lock file per
 module keeps two runs of the same snapshots (two checkouts, two people) from clearing each
@@ -22,9 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
+from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -38,6 +41,7 @@ from acp_tui.client.session_list import relative_time
 from acp_tui.config.paths import HOME_ENV, get_paths
 from acp_tui.config.settings import Settings
 from acp_tui.protocol.content import TextContent
+from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.app import AcpApp
@@ -147,6 +151,21 @@ def frozen_relative_time(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(session_list, "age_text", age_five_minutes)
         if hasattr(rows, "age_text"):
             monkeypatch.setattr(rows, "age_text", age_five_minutes)
+
+
+@pytest.fixture(autouse=True)
+def stable_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows that show session ids (the local history) show fixed ones: the demo agent's are
+    random. Each id seen becomes ``demo-`` and its number in order of appearance (the rows come
+    in a fixed order)."""
+    real_row_content = rows.row_content
+    stable: dict[str, str] = {}
+
+    def row_content(info: SessionInfo, *args: Any, **kwargs: Any) -> Content:
+        fixed = stable.setdefault(info.session_id, f"demo-{len(stable) + 1}{'f' * 31}")
+        return real_row_content(info.model_copy(update={"session_id": fixed}), *args, **kwargs)
+
+    monkeypatch.setattr(rows, "row_content", row_content)
 
 
 Seeds = Sequence[tuple[str, tuple[Path, ...]]]

@@ -20,8 +20,11 @@ from acp_tui.client.command import AgentCommand
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.recorder import agent_key_for
 from acp_tui.commands.listing import parse_duration, relative_time
+from acp_tui.commands.sessions import describe_error
 from acp_tui.config.paths import Paths
+from acp_tui.demo_agent.auth import AUTH_DATA_MESSAGE
 from acp_tui.demo_agent.store import SessionRecord, SessionStore
+from acp_tui.protocol.errors import RpcError
 from acp_tui.store.transcripts import TranscriptCache
 from tests.unit.agent_helpers import WAIT
 from tests.unit.test_client_v2 import demo
@@ -443,11 +446,84 @@ def test_a_missing_agent_command_exits_1_with_one_line(tmp_path: Path) -> None:
     assert "no-such-agent" in line
 
 
-def test_an_agent_that_dies_at_once_exits_1_with_one_line() -> None:
+def test_an_agent_that_dies_at_once_exits_1_saying_what_it_wrote() -> None:
+    """The agent's stderr is not shown otherwise: its last lines say why it died."""
     code = "import sys; print('boom\\nmore', file=sys.stderr); sys.exit(3)"
     result = run("list", agent=[sys.executable, "-c", code])
     assert result.returncode == 1
-    assert "exited with code 3" in one_line(result)
+    first, *rest = result.stderr.splitlines()
+    assert "exited with code 3" in first
+    assert rest == ["  boom", "  more"]
+
+
+@pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+def test_an_agent_that_exits_during_the_login_says_so_and_why(
+    tmp_path: Path, protocol: int
+) -> None:
+    agent = demo_argv(
+        tmp_path / "demo", "--protocol", str(protocol), "--require-auth", "--fault", "login-exits"
+    )
+    result = run("list", "--auth", "demo-login", agent=agent, protocol=protocol)
+    assert result.returncode == 1
+    login = "authenticate" if protocol == 1 else "auth/login"
+    assert result.stderr.splitlines() == [
+        f"acp-tui: agent exited with code 3 during {login}",
+        "  acp-tui demo agent: the login crashed (fault login-exits)",
+    ]
+
+
+@pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+def test_a_login_error_says_what_its_data_says(tmp_path: Path, protocol: int) -> None:
+    agent = demo_argv(
+        tmp_path / "demo",
+        "--protocol",
+        str(protocol),
+        "--require-auth",
+        "--auth-style",
+        "error-data",
+    )
+    result = run("list", agent=agent, protocol=protocol)
+    assert result.returncode == 1
+    assert f"— {AUTH_DATA_MESSAGE}); pass --auth METHOD_ID" in one_line(result)
+
+
+def test_an_agent_error_says_what_its_data_says(tmp_path: Path) -> None:
+    agent = demo_argv(tmp_path / "demo", "--fault", "error-data")
+    result = run("list", agent=agent)
+    assert result.returncode == 1
+    assert one_line(result) == (
+        "acp-tui: the agent answered with an error: "
+        "Internal error (code -32603) — CODEX_API_KEY is not set"
+    )
+
+
+def test_an_agent_error_with_details_shows_them_bounded_and_sanitised(tmp_path: Path) -> None:
+    agent = demo_argv(tmp_path / "demo", "--fault", "error-details")
+    result = run("list", agent=agent)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "acp-tui: the agent answered with an error: "
+        "Internal error (code -32603) — stream disconnected before completion",
+        "  error sending request for url (https://api.invalid/v1/responses)",
+        "  caused by: connection reset by peer",
+    ]
+    deleted = run("delete", "some-id", "--yes", agent=agent)
+    assert deleted.returncode == 1
+    assert deleted.stderr.splitlines() == [
+        "acp-tui: could not delete some-id: Internal error (code -32603) — stream disconnected "
+        "before completion␊error sending request for url (https://api.invalid/v1/responses)"
+        "␊caused by: connection reset by peer"
+    ]
+
+
+def test_an_agent_error_data_is_sanitised() -> None:
+    data = {"message": "\x1b]52;c;aGFja2Vk\x07copied?", "details": "one\x1b[2J\ntwo\u202egpj"}
+    text = describe_error(RpcError(-32603, "Internal error", data))
+    assert text.splitlines() == [
+        "the agent answered with an error: Internal error (code -32603) — ␛]52;c;aGFja2Vk␇copied?",
+        "  one␛[2J",
+        "  two⟨U+202E⟩gpj",
+    ]
 
 
 def test_help() -> None:

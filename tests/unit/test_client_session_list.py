@@ -10,10 +10,11 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_tui.client.errors import AgentError
+from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.session_list import (
     SessionLister,
     display_title,
+    distinct_prefix,
     parse_roots,
     relative_time,
 )
@@ -216,6 +217,34 @@ async def test_an_invalid_cursor_offers_a_reload_from_the_first_page() -> None:
     assert client.calls[-1]["cursor"] is None
 
 
+def exited(*, deliberate: bool) -> AgentExited:
+    error = AgentExited(0, context="during session/list")
+    error.deliberate = deliberate
+    return error
+
+
+async def test_an_exit_acp_tui_caused_is_no_error_and_the_rows_wait_for_the_agent() -> None:
+    client = FakeClient({None: ([info("s1")], "c1")}, fail={"c1": exited(deliberate=True)})
+    lister = SessionLister(cwd=A)
+    await lister.load_more(client)
+    assert await lister.load_more(client) == 0
+    assert lister.error is None
+    assert lister.waiting
+    assert not lister.loading
+    assert not lister.can_load_more  # not from a client that is gone
+    lister.restart()  # the agent is back: listed afresh
+    assert not lister.waiting
+    assert lister.can_load_more
+
+
+async def test_an_agent_that_exits_by_itself_is_an_error() -> None:
+    client = FakeClient({}, fail={None: exited(deliberate=False)})
+    lister = SessionLister(cwd=A)
+    await lister.load_more(client)
+    assert lister.error == "agent exited with code 0 during session/list"
+    assert not lister.waiting
+
+
 async def test_a_null_result_is_an_error_not_a_crash() -> None:
     lister = SessionLister(cwd=A)
     await lister.load_more(FakeClient({}, null=True))
@@ -304,3 +333,12 @@ def test_parse_roots() -> None:
     assert parse_roots("/a, /b\n/a\n") == (Path("/a"), Path("/b"))
     with pytest.raises(ValueError, match="absolute"):
         parse_roots("/a, relative/b")
+
+
+def test_id_prefixes_are_as_long_as_it_takes_to_tell_them_apart() -> None:
+    assert distinct_prefix([]) == 8
+    assert distinct_prefix(["3f2a9c1b-aaaa", "77aa0b12-bbbb"]) == 8
+    dated = ["2026-11-23-1304-demo-a1", "2026-11-23-1304-demo-b2", "2026-11-22-0900-x"]
+    assert distinct_prefix(dated) == len("2026-11-23-1304-demo-a")
+    assert distinct_prefix(["same", "same"]) == 8  # one session listed twice
+    assert distinct_prefix(["ab", "abc"]) == 8

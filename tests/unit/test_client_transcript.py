@@ -130,6 +130,52 @@ def test_chunks_without_ids_group_while_contiguous(transcript: Transcript) -> No
     ]
 
 
+def test_a_different_message_id_starts_a_new_message(transcript: Transcript) -> None:
+    for u in (agent("a", "m1"), agent("b", "m2"), agent("c", "m2"), agent("d"), agent("e", "m3")):
+        transcript.apply(u)
+    assert texts(transcript) == [("agent", "a"), ("agent", "bc"), ("agent", "d"), ("agent", "e")]
+
+
+@pytest.mark.parametrize("stop_reason", ["end_turn", "cancelled", None])
+@pytest.mark.parametrize("message_id", [None, "m1"], ids=["no-id", "same-id"])
+def test_a_chunk_after_the_turn_ended_starts_a_new_message(
+    transcript: Transcript, stop_reason: str | None, message_id: str | None
+) -> None:
+    transcript.add_user_message([TextContent(text="hi")])
+    transcript.begin_turn()
+    transcript.apply(agent("The reply", message_id))
+    transcript.apply(agent(".", message_id))
+    transcript.end_turn(stop_reason)
+    transcript.apply(agent("A late word", message_id))
+    transcript.apply(agent(" and more", message_id))
+    transcript.apply(thought("late thought", message_id))
+    assert texts(transcript) == [
+        ("user", "hi"),
+        ("agent", "The reply."),
+        ("agent", "A late word and more"),
+        ("thought", "late thought"),
+    ]
+
+
+def test_the_next_turn_still_groups_its_chunks(transcript: Transcript) -> None:
+    transcript.begin_turn()
+    transcript.apply(agent("one"))
+    transcript.end_turn("end_turn")
+    transcript.begin_turn()
+    transcript.apply(agent("two, "))
+    transcript.apply(agent("three"))
+    transcript.apply(agent("x", "m1"))
+    transcript.apply(agent("y", "m1"))
+    assert texts(transcript) == [("agent", "one"), ("agent", "two, three"), ("agent", "xy")]
+
+
+def test_a_sealed_message_can_still_be_replaced_whole(transcript: Transcript) -> None:
+    transcript.apply(agent("draft", "m1"))
+    transcript.end_turn("end_turn")
+    transcript.replace_message("agent", "m1", [TextContent(text="final")])
+    assert texts(transcript) == [("agent", "final")]
+
+
 def test_the_echo_of_the_prompt_replaces_the_shown_message(transcript: Transcript) -> None:
     blocks: list[ContentBlock] = [
         TextContent(text="hi"),

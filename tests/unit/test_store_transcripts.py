@@ -24,7 +24,13 @@ from acp_tui.protocol.content import ContentBlock, TextContent
 from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.store import sessions as sessions_module
-from acp_tui.store.transcripts import RecordedUpdate, RecordedUser, TranscriptCache
+from acp_tui.store.sessions import PROMPT_TITLE_CHARS, prompt_title
+from acp_tui.store.transcripts import (
+    RecordedTurnEnd,
+    RecordedUpdate,
+    RecordedUser,
+    TranscriptCache,
+)
 
 AGENT = '["python", "-m", "acp_tui.demo_agent"]'
 SID = "sess-1"
@@ -123,6 +129,39 @@ def test_events_are_lazy_and_in_order(cache: TranscriptCache) -> None:
     events = cache.events(AGENT, SID)
     assert next(events) == RecordedUser([{"type": "text", "text": "hi"}])
     assert [e for e in events] == [RecordedUpdate(text("a")), RecordedUpdate(text("b"))]
+
+
+def test_the_end_of_a_turn_is_recorded_and_splits_the_replay_as_it_did_live(
+    cache: TranscriptCache,
+) -> None:
+    live = Transcript(SID)
+    for event in ("user", "a", "b", "end", "late", "end", "user", "c"):
+        if event == "user":
+            live.add_user_message([TextContent(text="hi")])
+            cache.record_user(AGENT, SID, [{"type": "text", "text": "hi"}])
+        elif event == "end":
+            live.end_turn("end_turn")
+            cache.record_turn_end(AGENT, SID, "end_turn")
+        else:
+            live.apply(parse(text(event)))
+            cache.record_update(AGENT, SID, text(event))
+    assert RecordedTurnEnd("end_turn") in list(cache.events(AGENT, SID))
+    replayed = Transcript(SID)
+    count = cache.replay_into(AGENT, SID, replayed.apply, replayed.add_user_message, replayed.seal)
+    assert count == 6  # the ends of turns are not counted
+    assert summary(replayed.entries) == summary(live.entries)
+    assert [e[2] for e in summary(replayed.entries)] == ["hi", "ab", "late", "hi", "c"]
+    glued, _ = replay(cache)  # a reader that ignores the ends still reads the rest
+    assert [e[2] for e in summary(glued.entries)] == ["hi", "ablate", "hi", "c"]
+
+
+def test_an_end_of_turn_line_with_a_strange_stop_reason_is_read_leniently(
+    cache: TranscriptCache,
+) -> None:
+    path = cache.transcript_path(AGENT, SID)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"t":"end","stopReason":7}\n{"t":"end"}\n{"t":"unknown"}\n')
+    assert list(cache.events(AGENT, SID)) == [RecordedTurnEnd(None), RecordedTurnEnd(None)]
 
 
 def test_each_event_is_one_json_line_on_disk(cache: TranscriptCache) -> None:
@@ -393,3 +432,28 @@ def test_a_restore_recorded_aside_replaces_or_appends_only_when_it_ends(tmp_path
     texts = [e.blocks[0]["text"] for e in cache.events(AGENT, SID) if isinstance(e, RecordedUser)]
     assert texts == ["replayed", "next"]
     assert [p.name for p in cache.agent_dir(AGENT).iterdir() if p.suffix == ".restore"] == []
+
+
+def test_the_first_prompt_is_kept_once_as_the_title_of_an_untitled_session(
+    cache: TranscriptCache,
+) -> None:
+    cache.note_session(AGENT, SID, cwd="/p", created=True)
+    cache.record_user(AGENT, SID, [{"type": "image", "data": "", "mimeType": "image/png"}])
+    assert cache.session(AGENT, SID).first_prompt is None  # type: ignore[union-attr]
+    first = "\n  Fix   the login\ttest  \nthen the rest"
+    cache.record_user(AGENT, SID, [{"type": "text", "text": first}])
+    cache.record_user(AGENT, SID, [{"type": "text", "text": "something else"}])
+    cached = cache.session(AGENT, SID)
+    assert cached is not None
+    assert cached.first_prompt == "Fix the login test"
+    assert cached.shown_title == "Fix the login test"
+    cache.update_info(AGENT, SID, title="The agent's title")
+    assert cache.session(AGENT, SID).shown_title == "The agent's title"  # type: ignore[union-attr]
+    assert cache.session(AGENT, SID).first_prompt == "Fix the login test"  # type: ignore[union-attr]
+
+
+def test_a_long_first_prompt_is_cut() -> None:
+    title = prompt_title([{"type": "text", "text": "word " * 100}])
+    assert title is not None
+    assert len(title) == PROMPT_TITLE_CHARS
+    assert title.endswith("…")

@@ -159,9 +159,12 @@ class SessionBrowser(Vertical):
             self.attach(client)
         if client is None or self.workspace is None or self.agent is None:
             self.lister.restart()
+            self.lister.waiting = True
             self.set_status("Waiting for the agent…")
             self.render_rows()
             return
+        if self.lister.waiting:
+            self.set_status("")  # the agent is back
         if not client.capabilities.can_list:
             self.lister.show_local(self.workspace.local_session_infos(self.agent))
         else:
@@ -206,7 +209,7 @@ class SessionBrowser(Vertical):
             return
         visible = self.lister.visible()
         state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
-        self.rows.show_rows(visible, self.tags(), state)
+        self.rows.show_rows(visible, self.tags(), state, show_ids=self.lister.local)
         self.update_header(len(visible))
         self.update_actions()
 

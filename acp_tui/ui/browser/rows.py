@@ -1,10 +1,11 @@
 """Provides SessionRows: the session browser's list of rows, with marks and paging hints.
 
 Each row shows the title (or a fallback), a tag ("chat", "open", "local"), the relative time,
-the cwd and the extra roots. Below the rows sits one state row: "Loading…" while a page is in
-flight, the error (Enter retries or reloads), or the end of the list. The list tells its panel
-when the user has come near the end (by keyboard or by scrolling), so the next page is asked
-for lazily.
+for sessions from the local history the start of the id (as long as it takes to tell them apart:
+``id_chars``), the cwd and the extra roots. Below the rows sits one state row: "Loading…"
+while a page is in flight, the error (Enter retries or reloads), or the end of the list. The
+list tells its panel when the user has come near the end (by keyboard or by scrolling), so the
+next page is asked for lazily.
 
 With thousands of rows loaded, re-rendering every row costs far more than a frame, so each row's
 option is kept (and reused while its session, mark, tags and displayed age stay the same: its
@@ -30,6 +31,7 @@ from acp_tui.client.session_list import (
     SessionLister,
     age_text,
     display_title,
+    distinct_prefix,
     relative_time,
 )
 from acp_tui.protocol.methods import SessionInfo
@@ -60,17 +62,30 @@ def short_path(path: str) -> str:
 
 
 def row_content(
-    info: SessionInfo, marked: bool, tags: Sequence[str], age: str | None = None
+    info: SessionInfo,
+    marked: bool,
+    tags: Sequence[str],
+    age: str | None = None,
+    id_chars: int = 0,
 ) -> Content:
-    """A session's two or three lines (``age``: its relative time, when already known)."""
+    """A session's two or three lines (``age``: its relative time, when already known;
+    ``id_chars``: how much of the id to show, none when 0)."""
     title = Content.assemble(
         ("● " if marked else "  ", "$warning"), (sanitize(display_title(info), LABEL_LIMIT), "bold")
     )
     for tag in tags:
         title = Content.assemble(title, " ", (f"[{tag}]", "$accent"))
     details = Content.assemble(
-        "  ",
-        (relative_time(info.updated_at) if age is None else age, "$text-muted"),
+        "  ", (relative_time(info.updated_at) if age is None else age, "$text-muted")
+    )
+    if id_chars:  # before the cwd: a long path wraps, not the id
+        session_id = info.session_id
+        shown = session_id if len(session_id) <= id_chars else session_id[:id_chars] + "…"
+        details = Content.assemble(
+            details, ("  ·  id ", "$text-muted"), (sanitize(shown, LABEL_LIMIT), "$text-muted")
+        )
+    details = Content.assemble(
+        details,
         ("  ·  ", "$text-muted"),
         (sanitize(short_path(info.cwd), LABEL_LIMIT), "$text-muted"),
     )
@@ -92,6 +107,8 @@ def row_state(lister: SessionLister, visible: Sequence[SessionInfo], *, busy: bo
     if lister.error is not None:
         again = "Enter or l: reload from the start" if lister.cursor_expired else "Enter: retry"
         return RowState("error", f"⚠ {lister.error} ({again})")
+    if lister.waiting:
+        return RowState("loading", "Waiting for the agent…")
     if lister.loading or busy:
         return RowState("loading", "Loading…")
     if lister.text and not visible:
@@ -134,6 +151,7 @@ class ShownRow:
     tags: tuple[str, ...]
     when: datetime | None
     age: str
+    id_chars: int
     option: Option
 
 
@@ -176,15 +194,24 @@ class SessionRows(OptionList):
         self.pending: tuple[Sequence[SessionInfo], dict[str, list[str]], RowState] | None = None
         """What ``show_rows`` was last given, while part of it is not shown yet."""
         self.growing = False
+        self.id_chars = 0
+        """How much of each id the rows show (0: none; see ``show_rows``)."""
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self.check_near_end, init=False)
 
     def show_rows(
-        self, infos: Sequence[SessionInfo], tags: dict[str, list[str]], state: RowState
+        self,
+        infos: Sequence[SessionInfo],
+        tags: dict[str, list[str]],
+        state: RowState,
+        *,
+        show_ids: bool = False,
     ) -> None:
         """Replace the rows, keeping the highlighted session (or its position); at most
-        ``window`` of them are shown, then a row counting the rest."""
+        ``window`` of them are shown, then a row counting the rest. ``show_ids``: each row shows
+        as much of its id as tells them all apart (local history)."""
+        self.id_chars = distinct_prefix(info.session_id for info in infos) if show_ids else 0
         self.pending = None
         self.growing = False
         if len(infos) > self.window:
@@ -239,14 +266,19 @@ class SessionRows(OptionList):
         known = self.known.get(session_id)
         if known is not None and known.info is info:
             age = age_of(info, known.when, now)
-            if (known.marked, known.tags, known.age) == (marked, tags, age):
+            if (known.marked, known.tags, known.age, known.id_chars) == (
+                marked,
+                tags,
+                age,
+                self.id_chars,
+            ):
                 return known
             when = known.when
         else:
             when = parse_timestamp(info.updated_at)
             age = age_of(info, when, now)
-        option = Option(row_content(info, marked, tags, age), id=session_id)
-        row = ShownRow(info, marked, tags, when, age, option)
+        option = Option(row_content(info, marked, tags, age, self.id_chars), id=session_id)
+        row = ShownRow(info, marked, tags, when, age, self.id_chars, option)
         self.known[session_id] = row
         return row
 
@@ -265,6 +297,7 @@ class SessionRows(OptionList):
                 row.info is not info
                 or row.marked != (session_id in marked)
                 or row.tags != tuple(tags.get(session_id, ()))
+                or row.id_chars != self.id_chars
             ):
                 return 0
         return len(shown)
@@ -319,7 +352,7 @@ class SessionRows(OptionList):
         known = self.known.get(info.session_id)
         age = known.age if known is not None else None
         self.replace_option_prompt(
-            info.session_id, row_content(info, marked, self.tags_of(info), age)
+            info.session_id, row_content(info, marked, self.tags_of(info), age, self.id_chars)
         )
         if known is not None:
             known.marked = marked  # its option now shows the new mark
@@ -346,6 +379,6 @@ class SessionRows(OptionList):
             self.growing = True
             self.window += WINDOW
             infos, tags, state = self.pending
-            self.call_later(self.show_rows, infos, tags, state)
+            self.call_later(self.show_rows, infos, tags, state, show_ids=self.id_chars > 0)
             return
         self.post_message(self.NearEnd())

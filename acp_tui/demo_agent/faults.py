@@ -1,0 +1,130 @@
+"""Provides Faults: the demo agent misbehaving on purpose (``--fault``), as real agents do.
+
+Each fault is a few lines around the ordinary method dispatch (see ``FAULT_HELP`` in
+``acp_tui.demo_agent.options`` for what each one does), so the rest of the agent stays honest.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
+
+from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from acp_tui.demo_agent.options import AgentOptions
+
+log = logging.getLogger(__name__)
+
+ERROR_DATA = "CODEX_API_KEY is not set"
+ERROR_DETAILS = {
+    "message": "stream disconnected before completion",
+    "details": "error sending request for url (https://api.invalid/v1/responses)\n"
+    "caused by: connection reset by peer",
+}
+FAILING = frozenset({"session/prompt", "session/list", "session/delete"})
+SLOW_LIST_SECONDS = 1.0
+LATE_CHUNK_SECONDS = 0.2
+LATE_CHUNK_TEXT = "A late chunk, sent after the turn ended."
+AFTER_CLOSE_UPDATES = 100
+
+
+class FaultyAgent(Protocol):
+    """What the faults use of the DemoAgent (a protocol: the server imports this module)."""
+
+    options: AgentOptions
+    protocol_version: int
+
+    @property
+    def task_group(self) -> TaskGroup: ...
+
+    async def send_update(
+        self, session_id: str, update: dict[str, Any], *, record: bool
+    ) -> None: ...
+
+
+class Faults:
+    """What ``--fault`` changes in the dispatch of ``agent``; nothing without it."""
+
+    def __init__(self, agent: FaultyAgent) -> None:
+        self.agent = agent
+        self.faulty = agent.options.faulty
+        self._last_reply: dict[str, str] = {}
+        """The messageId of each session's last agent_message_chunk (late-chunk, v2)."""
+
+    def rewrite(self, update: dict[str, Any]) -> dict[str, Any] | None:
+        """An update about to be sent (in the dialect's shape) as the faults want it; None
+        drops it."""
+        if self.faulty("no-titles") and update.get("sessionUpdate") == "session_info_update":
+            return None  # the agent never titles its sessions
+        if self.faulty("late-chunk") and self.agent.protocol_version == 1:
+            return _without_message_id(update)
+        return update
+
+    async def before(self, method: str) -> None:
+        """Before ``method`` is served: fail it, or make it slow."""
+        if (self.faulty("error-data") or self.faulty("error-details")) and method in FAILING:
+            data: Any = ERROR_DATA if self.faulty("error-data") else ERROR_DETAILS
+            log.warning("fault error-data/details: %s fails", method)
+            raise RpcError(ErrorCode.INTERNAL_ERROR, "Internal error", data)
+        if self.faulty("slow-list") and method == "session/list":
+            await anyio.sleep(SLOW_LIST_SECONDS)
+
+    def after(self, method: str, params: Any) -> None:
+        """``method`` was served (its answer is about to be written): what follows it."""
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(session_id, str):
+            return
+        v1 = self.agent.protocol_version == 1
+        if self.faulty("late-chunk") and method == "session/prompt" and v1:
+            self.agent.task_group.start_soon(self._late_chunk, session_id, None)
+        elif self.faulty("updates-after-close") and method == "session/close":
+            self.agent.task_group.start_soon(self._updates_after_close, session_id)
+
+    def sent(self, session_id: str, update: dict[str, Any]) -> None:
+        """``update`` was sent: in v2 a turn ends with ``state_update idle``, not an answer."""
+        if not self.faulty("late-chunk"):
+            return
+        kind, message_id = update.get("sessionUpdate"), update.get("messageId")
+        if kind == "agent_message_chunk" and isinstance(message_id, str):
+            self._last_reply[session_id] = message_id
+        elif kind == "state_update" and update.get("state") == "idle":
+            last = self._last_reply.pop(session_id, None)
+            self.agent.task_group.start_soon(self._late_chunk, session_id, last)
+
+    def session_id(self, fresh: str) -> str:
+        """The id of a new session: ``fresh``, or with dated-ids the date and minute first."""
+        if not self.faulty("dated-ids"):
+            return fresh
+        return f"{time.strftime('%Y-%m-%d-%H%M')}-{fresh}"
+
+    async def _late_chunk(self, session_id: str, message_id: str | None) -> None:
+        await anyio.sleep(LATE_CHUNK_SECONDS)
+        update: dict[str, Any] = {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": LATE_CHUNK_TEXT},
+        }
+        if message_id is not None:
+            update["messageId"] = message_id
+        await self.agent.send_update(session_id, update, record=False)
+
+    async def _updates_after_close(self, session_id: str) -> None:
+        await anyio.sleep(0.1)  # after the answer to session/close
+        for number in range(1, AFTER_CLOSE_UPDATES + 1):
+            text = f"Update {number} for the closed session {session_id}. "
+            update = {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": "after-close",  # required in v2
+                "content": {"type": "text", "text": text},
+            }
+            await self.agent.send_update(session_id, update, record=False)
+
+
+def _without_message_id(update: dict[str, Any]) -> dict[str, Any]:
+    """The update as agents that send no ``messageId`` write it."""
+    return {key: value for key, value in update.items() if key != "messageId"}
