@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Tabs
+from textual.widgets import ContentSwitcher, Tabs
 
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.config.paths import Paths
@@ -27,6 +27,7 @@ from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.messages import WorkspaceMessage
 from acp_tui.ui.startup import StandIn, Startup, replace_stand_in
 from acp_tui.ui.widgets.chat_pane import ChatPane
+from acp_tui.ui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from acp_tui.client.slots import SessionSlot
@@ -70,7 +71,7 @@ class ChatScreen(Screen[None]):
                 yield StandIn("tabs")
                 with ContentSwitcher(id="panes", initial=FIRST_PANE):
                     yield ChatPane(self.launch, core=None, history=self.history, id=FIRST_PANE)
-        yield Footer(compact=True)  # every key fits in 80 columns
+        yield KeyFooter()  # the keys that fit, whole
 
     def on_mount(self) -> None:
         self.current_pane.prompt.focus()

@@ -54,7 +54,7 @@ class SessionBrowser(Vertical):
         background: $surface;
         &:focus-within { border-right: vkey $border; }
         &.-narrow { display: block; width: 44; }
-        &.-wide { display: block; width: 50%; }
+        &.-wide { display: block; width: 50%; min-width: 60; }
         #browser-header { height: auto; padding: 0 1; background: $panel; }
         #browser-rows { height: 1fr; border: none; background: transparent; }
         #browser-status { height: auto; padding: 0 1; color: $text-muted; }
