@@ -63,7 +63,7 @@ async def test_the_footer_shows_whole_keys_and_nothing_at_its_right_edge(
             return [str(getattr(key, "description", "")) for key in keys]
 
         shown = await check()
-        assert {"Sessions", "New", "Quit"} <= set(shown)
+        assert {"Find", "Sessions", "New", "Quit"} <= set(shown)
         await pilot.press("ctrl+b")  # the browser has the most keys
         browser = app.chat.browser
         assert browser is not None

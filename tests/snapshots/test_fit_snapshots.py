@@ -1,4 +1,4 @@
-"""SVG snapshots of every dialog on an 80x24 terminal.
+"""SVG snapshots of every dialog, and the chat with its find bar, on an 80x24 terminal.
 
 80x24 is the smallest terminal acp-tui is made for: each dialog must show all its choices
 there (scrolling what must scroll), and the footer must stay readable. The fixed places and
@@ -26,7 +26,7 @@ from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 from tests.app.dialog_host import DialogHost
 from tests.registry_helpers import fixture_archives, registry_json, write_file_registry
 from tests.snapshots.test_browser_snapshots import Place, build_app, fixed_place, open_browser
-from tests.snapshots.test_chat_snapshots import Compare, ready, settle, turn, until
+from tests.snapshots.test_chat_snapshots import Compare, app_of, ready, settle, turn, until
 from tests.snapshots.test_registry_snapshots import ARCHIVES, listed
 
 SIZE = (80, 24)
@@ -145,4 +145,36 @@ def test_add_agent_dialog_80x24(snap_compare: Compare, place: Place) -> None:
     async def run(pilot: Pilot[None]) -> None:
         await listed(pilot, "gamma")
 
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_chat_find_bar_80x24(snap_compare: Compare, place: Place, tmp_path: Path) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        await turn("markdown")(pilot)
+        app = app_of(pilot)
+        await pilot.press("ctrl+f", *"code")
+        pane = app.chat.current_pane
+        await until(pilot, lambda: pane.find_bar.total > 0)
+        pane.find_bar.query_one(Input).cursor_blink = False
+        await settle(pilot)
+
+    app = build_app(place, tmp_path / "demo")
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_chat_code_block_selected_80x24(
+    snap_compare: Compare, place: Place, tmp_path: Path
+) -> None:
+    async def run(pilot: Pilot[int]) -> None:
+        await turn("markdown")(pilot)
+        app = app_of(pilot)
+        await pilot.press("tab")  # from the prompt to the transcript
+        view = app.chat.current_pane.transcript_view
+        assert view is not None
+        await until(pilot, lambda: view.has_focus and view.selected is not None)
+        await pilot.press("down")  # from the whole reply to its code block
+        await until(pilot, lambda: view.selected is not None and view.selected.code == 0)
+        await settle(pilot)
+
+    app = build_app(place, tmp_path / "demo")
     assert snap_compare(app, terminal_size=SIZE, run_before=run)

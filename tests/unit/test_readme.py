@@ -202,14 +202,19 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.dialogs.confirm import ConfirmDialog
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
+    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.widgets.chat_pane import ChatPane
+    from acp_tui.ui.widgets.find_bar import FindBar
     from acp_tui.ui.widgets.prompt_input import PromptInput
     from acp_tui.ui.widgets.root_list import RootList
     from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 
     return {
         "Anywhere": [AcpApp],
-        "Chat": [ChatScreen],
+        "Chat": [ChatScreen, ChatPane],
         "Prompt": [PromptInput],
+        "Transcript": [TranscriptView],
+        "Find bar": [FindBar],
         "Session browser": [SessionBrowser, SessionRows],
         "Permission dialog": [PermissionDialog],
         "Roots dialog": [RootsDialog],
