@@ -21,6 +21,7 @@ from acp_tui.commands.usage import (
     UsageError,
     check_agent_choice,
     exit_status,
+    output_closed,
     report_usage_error,
     split_agent_command,
 )
@@ -30,7 +31,8 @@ from acp_tui.registry.first_run import should_offer_registry
 
 PROG = "acp-tui"
 USAGE = (
-    f"{PROG} [DIR] [-a NAME | -- COMMAND ARGS...] [--add-dir DIR]... [--protocol {{1,2}}] "
+    f"{PROG} [DIR] [-a NAME | -- COMMAND ARGS...] [--add-dir DIR]... [-c | --session ID] "
+    "[--protocol {{1,2}}] "
     "[--version] [-h]"
 )
 
@@ -67,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_status(exc)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `acp-tui agents list | head -1`
+        return output_closed()
 
 
 def _chat_parser() -> Parser:
@@ -94,6 +98,19 @@ def _chat_parser() -> Parser:
         metavar="DIR",
         help="an extra workspace root for the session, after the configured ones (repeatable; "
         "relative to DIR; sent only to agents that support additional directories)",
+    )
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="reopen the most recent session of DIR, with its history, instead of a new one",
+    )
+    again.add_argument(
+        "--session",
+        metavar="ID",
+        help="reopen the session ID, with its history (see: sessions list)",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
@@ -131,6 +148,8 @@ def _chat(args: list[str]) -> int:
         settings=loaded.settings,
         warnings=tuple(loaded.problems),
         additional_directories=roots,
+        continue_last=options.continue_last,
+        session_id=options.session,
         offer_registry=agent_name is None
         and command is None
         and not loaded.problems

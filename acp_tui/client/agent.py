@@ -63,13 +63,18 @@ class MalformedResponse(AgentError):
 
 
 def client_capabilities() -> ClientCapabilities:
-    """What acp-tui serves, honestly: fs, terminals, terminal login, boolean config options."""
+    """What acp-tui serves, honestly: fs, terminals, terminal login, boolean config options.
+
+    ``_meta["terminal-auth"]`` is the older way agents (claude-agent-acp, opencode, kimi) ask
+    whether a client runs terminal logins; without it some offer no terminal login at all.
+    """
     return ClientCapabilities.model_validate(
         {
             "fs": {"readTextFile": True, "writeTextFile": True},
             "terminal": True,
             "auth": {"terminal": True},
             "session": {"configOptions": {"boolean": {}}},
+            "_meta": {"terminal-auth": True},
         }
     )
 

@@ -70,3 +70,31 @@ class Unsupported(AgentError):
 
 class LoginRestart(AgentError):
     """The user chose a terminal login: the agent restarts after it, and the call is retried."""
+
+
+def what_to_try(error: BaseException | None, log_dir: str = "") -> str:
+    """The fix to try when an agent stopped or could not start, in one sentence, ending with
+    how to try again (said in the transcript, where it stays)."""
+    again = "Ctrl+R tries again."
+    logs = f" (its log is in {log_dir})" if log_dir else ""
+    if isinstance(error, AgentNotFound):
+        return (
+            f"Install {error.command!r} or fix the agent's command: `acp-tui agents list` shows "
+            f"the configured ones, `acp-tui config path` the config file. {again}"
+        )
+    if isinstance(error, AgentStartFailed):
+        return f"Check that the agent's command and folder exist and are yours to run. {again}"
+    if isinstance(error, InitializeTimeout):
+        return (
+            "The agent started but does not speak ACP on stdio: it may need a flag for that "
+            "(such as `--acp` or `acp`), or be waiting for a login in a terminal: run the command "
+            f"yourself to see{logs}. {again}"
+        )
+    if isinstance(error, ProtocolMismatch):
+        return f"acp-tui speaks ACP v1 and the v2 draft: update the agent or acp-tui. {again}"
+    if isinstance(error, AgentExited) and "before answering initialize" in error.context:
+        return (
+            "The agent stopped before it spoke ACP: run its command yourself to see why (a "
+            f"missing flag such as `--acp`, a login, an API key). {again}"
+        )
+    return "Press Ctrl+R to restart the agent."

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 from acp_tui.client.diff import unified_diff
 from acp_tui.client.safe_text import sanitize
+from acp_tui.client.terminals import TerminalOutput
 from acp_tui.client.transcript import (
     MessageEntry,
     NoticeEntry,
@@ -104,7 +106,25 @@ def _diff(path: str, old: str | None, new: str) -> str:
     return f"{label}: {code_span(path)}\n\n" + code_block(unified_diff(path, old, new), "diff")
 
 
-def _tool_call(entry: ToolCallEntry) -> str:
+TerminalLookup = Callable[[str], TerminalOutput | None]
+"""What a terminal printed, by id (None when it is not known any more)."""
+
+
+def _terminal(terminal_id: str, lookup: TerminalLookup | None) -> str:
+    shown = lookup(terminal_id) if lookup is not None else None
+    if shown is None:
+        return f"*Terminal {code_span(terminal_id)}: its output is no longer available.*"
+    parts = []
+    if shown.truncated:
+        parts.append("*(the start of the output was cut)*")
+    parts.append(code_block(shown.output or "", "text") if shown.output else "*(no output)*")
+    if shown.exited:
+        how = f"signal {shown.signal}" if shown.signal else f"exit code {shown.exit_code}"
+        parts.append(f"*Exited with {how}.*")
+    return "\n\n".join(parts)
+
+
+def _tool_call(entry: ToolCallEntry, terminals: TerminalLookup | None = None) -> str:
     status = entry.status.replace("_", " ")
     parts = [f"### Tool: {inline(entry.title)} ({inline(entry.kind)}, {inline(status)})"]
     if entry.locations:
@@ -118,7 +138,7 @@ def _tool_call(entry: ToolCallEntry) -> str:
         if isinstance(item, DiffToolCallContent):
             parts.append(_diff(item.path, item.old_text, item.new_text))
         elif isinstance(item, TerminalToolCallContent):
-            parts.append(f"*Terminal {code_span(item.terminal_id)}*")
+            parts.append(_terminal(item.terminal_id, terminals))
         elif isinstance(item, ContentToolCallContent):
             parts.append(code_block(block_text(item.content), "text"))
         else:
@@ -140,17 +160,19 @@ def _plan(entry: PlanEntryBlock) -> str:
 
 
 def _notice(entry: NoticeEntry) -> str:
+    if entry.hint:
+        return ""  # about the app (a key to press), not the conversation
     prefix = {"info": "", "warning": "Warning: ", "error": "Error: "}[entry.level]
     text = inline(prefix + entry.text)
     return f"*{text}*" if text else ""
 
 
-def entry_to_markdown(entry: TranscriptEntry) -> str:
-    """The Markdown of one transcript entry (no trailing newline)."""
+def entry_to_markdown(entry: TranscriptEntry, terminals: TerminalLookup | None = None) -> str:
+    """The Markdown of one transcript entry (no trailing newline; empty for an app hint)."""
     if isinstance(entry, MessageEntry):
         return _message(entry)
     if isinstance(entry, ToolCallEntry):
-        return _tool_call(entry)
+        return _tool_call(entry, terminals)
     if isinstance(entry, PlanEntryBlock):
         return _plan(entry)
     return _notice(entry)
@@ -170,8 +192,10 @@ def transcript_to_markdown(
     agent: str | None = None,
     cwd: str | None = None,
     exported_at: datetime | None = None,
+    terminals: TerminalLookup | None = None,
 ) -> str:
-    """The whole transcript as one Markdown document, ending with a newline."""
+    """The whole transcript as one Markdown document, ending with a newline; ``terminals``
+    gives the output of the terminals its tool calls show."""
     heading = title or transcript.title or "ACP session"
     when = (exported_at or datetime.now().astimezone()).isoformat(timespec="seconds")
     meta = []
@@ -184,7 +208,7 @@ def transcript_to_markdown(
     if transcript.usage is not None:
         meta.append(f"- **Usage:** {_usage(transcript.usage)}")
     blocks = [f"# {inline(heading)}", "\n".join(meta)]
-    body = [text for text in map(entry_to_markdown, transcript.entries) if text]
+    body = [text for entry in transcript.entries if (text := entry_to_markdown(entry, terminals))]
     blocks.extend(body if body else ["*(no messages)*"])
     return "\n\n".join(blocks) + "\n"
 
@@ -196,14 +220,17 @@ def slugify(text: str, limit: int = 60) -> str:
     return slug[:limit].rstrip("-")
 
 
-def default_export_path(cwd: Path, title: str | None, session_id: str) -> Path:
-    """``cwd/acp-transcript-<slug>.md``, with -2, -3... added rather than overwrite a file."""
+def default_export_path(folder: Path, title: str | None, session_id: str) -> Path:
+    """``folder/acp-transcript-<slug>.md``, with -2, -3... added rather than overwrite a file.
+
+    The app offers acp-tui's own exports folder (the user's project is not written to unless
+    they choose it in the dialog)."""
     slug = slugify(title or "") or slugify(session_id) or "session"
     stem = f"acp-transcript-{slug}"
-    candidate = cwd / f"{stem}.md"
+    candidate = folder / f"{stem}.md"
     number = 2
     while candidate.exists():
-        candidate = cwd / f"{stem}-{number}.md"
+        candidate = folder / f"{stem}-{number}.md"
         number += 1
     return candidate
 

@@ -29,12 +29,14 @@ def why_unavailable(
 ) -> str | None:
     """None when ``action`` can run on ``info``, else the reason to show.
 
-    ``capabilities`` None means the agent is not running; ``open_ids`` are the sessions open in
-    this client (only those can be closed).
+    ``list`` needs no ``info``. ``capabilities`` None means the agent is not running;
+    ``open_ids`` are the sessions open in this client (only those can be closed).
     """
     caps = capabilities
     if caps is None:
         return "the agent is not running"
+    if action == "list":
+        return caps.why_not("list")
     if info is None:
         return "select a session first"
     if action == "replay" and not caps.can_reattach:

@@ -6,6 +6,7 @@ gives `Headless`, which approves nothing, logs in with nothing and drops no root
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -20,7 +21,15 @@ if TYPE_CHECKING:
     from acp_tui.client.runtime import AgentRuntime
     from acp_tui.client.slots import SessionSlot
 
-__all__ = ["Headless", "Interaction"]
+__all__ = ["Headless", "Interaction", "TerminalRun"]
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalRun:
+    """How a command run in the terminal ended: its exit code and the end of its output."""
+
+    code: int
+    output: str = ""
 
 
 class Interaction(Protocol):
@@ -38,11 +47,17 @@ class Interaction(Protocol):
         self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
     ) -> bool: ...
 
-    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int: ...
+    async def run_terminal_login(
+        self, argv: list[str], env: dict[str, str], cwd: Path
+    ) -> TerminalRun: ...
 
 
 class Headless:
-    """An Interaction with nobody to ask: nothing is approved, no login, no roots dropped."""
+    """An Interaction with nobody to ask: nothing is approved, no roots dropped, and a login
+    only with the agent-type method named beforehand (``acp-tui sessions --auth METHOD_ID``)."""
+
+    def __init__(self, auth: str | None = None) -> None:
+        self.auth = auth
 
     async def ask_permission(
         self, slot: SessionSlot, request: RequestPermissionRequest
@@ -52,12 +67,36 @@ class Headless:
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
     ) -> AuthMethodInfo | None:
-        return None
+        """The method named by ``auth``; else an error naming the methods and the flag."""
+        from acp_tui.client.errors import AgentError
+
+        usable = [m for m in methods if m.usable and not m.terminal]
+        offered = ", ".join(
+            f"{m.id} ({m.name}{', in the terminal: run acp-tui to use it' if m.terminal else ''})"
+            for m in methods
+            if m.usable
+        )
+        name = agent.display_name
+        if self.auth is None:
+            raise AgentError(
+                f"{name} needs a login ({reason}); pass --auth METHOD_ID, one of: {offered}"
+            )
+        chosen = next((m for m in methods if m.id == self.auth), None)
+        if chosen is None:
+            raise AgentError(f"{name} offers no login {self.auth!r}; it offers: {offered}")
+        if chosen not in usable:
+            raise AgentError(
+                f"{self.auth!r} is a login {name} runs in a terminal: run acp-tui once to log "
+                "in that way, or pass --auth with another method"
+            )
+        return chosen
 
     async def confirm_without_roots(
         self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
     ) -> bool:
         return False
 
-    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
-        return 127
+    async def run_terminal_login(
+        self, argv: list[str], env: dict[str, str], cwd: Path
+    ) -> TerminalRun:
+        return TerminalRun(127, "acp-tui cannot run a terminal login without its window")

@@ -45,13 +45,19 @@ class LaunchSpec:
     is_demo: bool = False
     """Whether this is the bundled demo agent."""
     display_name: str = ""
-    """The agent's name for the UI."""
+    """The agent's name for the UI until it says its own."""
+    title: str | None = None
+    """The config's ``title`` for the agent: shown instead of the name the agent gives."""
     settings: Settings = field(default_factory=Settings, hash=False)
     """The settings in effect (theme, show_thoughts...), for the UI."""
     warnings: tuple[str, ...] = ()
     """Problems found while loading the settings, for the UI to show once it is up."""
     offer_registry: bool = False
     """Offer the "Add an agent" dialog once the session is open (a first run, nothing set up)."""
+    continue_last: bool = False
+    """Open the project's most recent session instead of a new one (``--continue``)."""
+    session_id: str | None = None
+    """Open this session instead of a new one (``--session ID``)."""
 
 
 def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:
@@ -178,6 +184,7 @@ def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | No
         additional_directories=_roots(config.additional_directories, cwd),
         protocol_version=protocol or config.protocol,
         display_name=config.title or name,
+        title=config.title,
     )
 
 

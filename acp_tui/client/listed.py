@@ -9,15 +9,27 @@ draft and the next message opens a new session there.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
+from acp_tui.client import continuing
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.gating import why_unavailable
 from acp_tui.client.opening import describe
 from acp_tui.client.session_list import display_title
-from acp_tui.client.slots import ActionProgress, OpenNew, SessionsChanged, SessionSlot, SlotState
+from acp_tui.client.slots import (
+    ActionProgress,
+    OpenExisting,
+    OpenNew,
+    SessionsChanged,
+    SessionSlot,
+    SlotState,
+)
+from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.protocol.methods import SessionInfo
+from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
 
 if TYPE_CHECKING:
     from acp_tui.client.runtime import AgentRuntime
@@ -27,7 +39,35 @@ __all__ = ["GONE_NEXT", "ListedSessions"]
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 GONE_NEXT = "Your next message starts a new session."
+NOTHING_TO_CONTINUE = "No earlier session in this folder to continue: this one is new."
+
+
+class LoggedInListing:
+    """`session/list` through the Workspace: a login the agent asks for is run first."""
+
+    def __init__(self, ws: ListedSessions, agent: AgentRuntime) -> None:
+        self.ws = ws
+        self.agent = agent
+
+    async def list_sessions(
+        self,
+        *,
+        cwd: Path | None = None,
+        cursor: str | None = None,
+        additional_directories: Sequence[Path] | None = None,
+    ) -> ListSessionsResponse:
+        client = self.agent.client
+        if client is None:
+            raise AgentError("the agent is not running")
+        return await self.ws.authenticated(
+            self.agent,
+            lambda: client.list_sessions(
+                cwd=cwd, cursor=cursor, additional_directories=additional_directories
+            ),
+        )
 
 
 class ListedSessions:
@@ -42,6 +82,53 @@ class ListedSessions:
         def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None: ...
 
         def return_queue(self, slot: SessionSlot, why: str) -> None: ...
+
+        def _start_opening(self, slot: SessionSlot) -> None: ...
+
+        async def authenticated(
+            self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]
+        ) -> T: ...
+
+        def open_new(
+            self,
+            agent: AgentRuntime,
+            cwd: Path | None = None,
+            additional_directories: tuple[Path, ...] = (),
+            *,
+            focus: bool = True,
+            notice: str | None = None,
+        ) -> SessionSlot: ...
+
+        def open_listed(
+            self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True
+        ) -> SessionSlot: ...
+
+    async def open_continued(
+        self, agent: AgentRuntime, project: Path, session_id: str | None = None
+    ) -> SessionSlot:
+        """Open the session a launch continues, with its history: ``session_id``, else the
+        project's most recent one (``--continue``). With none to continue, or an agent that
+        cannot start, a new session is opened instead (the failure shows there)."""
+        try:
+            await agent.wait_ready()
+            caps = agent.capabilities
+            lister = self.listing(agent) if caps is not None and caps.can_list else None
+            local = self.local_session_infos(agent)
+            if session_id is not None:
+                info = await continuing.session_by_id(lister, local, session_id, project)
+            else:
+                found = await continuing.last_of_project(lister, local, project)
+                if found is None:
+                    return self.open_new(agent, project, notice=NOTHING_TO_CONTINUE)
+                info = found
+        except Exception as exc:  # the agent failed to start, or its list failed: a new session
+            log.info("could not find the session to continue: %s", exc)
+            return self.open_new(agent, project)
+        return self.open_listed(agent, info, replay=True)
+
+    def listing(self, agent: AgentRuntime) -> LoggedInListing:
+        """`session/list` of ``agent`` for a lister, logging in first when the agent asks."""
+        return LoggedInListing(self, agent)
 
     def open_ids(self, agent: AgentRuntime) -> set[str]:
         """The sessions of ``agent`` open in this client."""
@@ -98,23 +185,58 @@ class ListedSessions:
         self.emit(ActionProgress(agent, f"Closed {label}"))
         return True
 
-    async def delete_listed(self, agent: AgentRuntime, infos: list[SessionInfo]) -> list[str]:
-        """Delete one by one with progress; returns the failures (label: reason)."""
+    async def reload(self, slot: SessionSlot) -> None:
+        """Open a slot's session again with the agent's replay: closed first (`session/close`
+        where advertised, else only here), then restored into the same slot."""
+        agent, session = slot.agent, slot.session
+        client = agent.client
+        if session is None or client is None:
+            return
+        info = SessionInfo(
+            session_id=session.session_id,
+            cwd=str(slot.cwd),
+            additional_directories=[str(d) for d in slot.additional_directories],
+            title=slot.title,
+        )
+        caps = client.capabilities
+        try:
+            if caps.can_close:
+                await client.close_session(session.session_id)
+            else:
+                client.sessions.pop(session.session_id, None)
+                await session.aclose()
+        except (AgentError, RpcError) as exc:
+            self.emit(ActionProgress(agent, f"Could not close it first: {describe(exc)}", "error"))
+            return
+        slot.placeholder = Transcript(session.session_id)
+        slot.session = None
+        slot.intent = OpenExisting(info, replay=True)
+        self._start_opening(slot)
+
+    async def delete_listed(
+        self, agent: AgentRuntime, infos: list[SessionInfo]
+    ) -> list[tuple[SessionInfo, BaseException]]:
+        """Delete one by one with progress; returns the sessions that failed, with why.
+
+        Each deleted session leaves the local history and any slot showing it (its queued
+        prompts go back to the draft), and a `SessionsChanged` says so.
+        """
         client = agent.client
         if client is None or not infos:
             return []
         total = len(infos)
-        failures: list[str] = []
+        failures: list[tuple[SessionInfo, BaseException]] = []
         for done, info in enumerate(infos):
             text = f"Deleting {done + 1}/{total}…"
             self.emit(ActionProgress(agent, text, done=done, total=total))
             try:
-                await client.delete_session(info.session_id)
-            except AgentExited:
+                await self.authenticated(agent, partial(client.delete_session, info.session_id))
+            except AgentExited as exc:
                 self.emit(ActionProgress(agent, "The agent exited.", "error"))
+                failures.extend((rest, exc) for rest in infos[done:])
                 return failures
             except (AgentError, RpcError) as exc:
-                failures.append(f"{display_title(info)}: {describe(exc)}")
+                failures.append((info, exc))
                 continue
             try:
                 agent.history.forget(info.session_id)
@@ -124,7 +246,8 @@ class ListedSessions:
             self.emit(SessionsChanged(agent, removed=(info.session_id,)))
         deleted = total - len(failures)
         if failures:
-            text = f"Deleted {deleted} of {total}; failed: " + "; ".join(failures)
+            why = "; ".join(f"{display_title(i)}: {describe(e)}" for i, e in failures)
+            text = f"Deleted {deleted} of {total}; failed: {why}"
             self.emit(ActionProgress(agent, text, "error"))
         else:
             self.emit(ActionProgress(agent, f"Deleted {deleted} session(s)."))

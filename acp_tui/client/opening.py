@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
+from acp_tui.client.forking import fork_with_history
 from acp_tui.client.restore import reattach, reopen
 from acp_tui.client.session import LiveSession
 from acp_tui.client.session_list import display_title
@@ -32,7 +33,9 @@ from acp_tui.client.slots import (
 )
 from acp_tui.client.transcript import Change
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
+from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.recent_roots import recent_roots_for_project
+from acp_tui.store.sessions import utc_now_iso
 
 if TYPE_CHECKING:
     from acp_tui.client.agent import AgentClient
@@ -119,11 +122,14 @@ class Opening:
         label = display_title(intent.info)
         if isinstance(intent, OpenFork):
             self.emit(ActionProgress(agent, f"Forking {label}…"))
-            session = await client.fork_session(
-                intent.info.session_id, slot.cwd, slot.additional_directories
+            session = await fork_with_history(
+                client,
+                agent.recorder,
+                agent.history,
+                intent.info,
+                slot.cwd,
+                slot.additional_directories,
             )
-            agent.recorder.note(session, created=True)
-            session.transcript.add_notice(f"Forked from {label}.")
             fork = intent.info.model_copy(
                 update={"session_id": session.session_id, "title": f"Fork of {label}"}
             )
@@ -178,7 +184,15 @@ class Opening:
             return None
         if roots:
             recent_roots_for_project(cwd, self.paths).record(roots)
-        agent.recorder.note(session, created=True)
+        agent.recorder.note_new(session)
+        # Listed at once (a browser showing this agent need not wait for a reload).
+        new = SessionInfo(
+            session_id=session.session_id,
+            cwd=str(session.cwd),
+            additional_directories=[str(d) for d in session.additional_directories],
+            updated_at=utc_now_iso(),
+        )
+        self.emit(SessionsChanged(agent, added=new))
         return session
 
     def _open_failed(self, slot: SessionSlot, exc: BaseException) -> None:
@@ -209,6 +223,8 @@ class Opening:
     def _show(self, slot: SessionSlot, session: LiveSession) -> None:
         slot.session = session
         slot.cwd, slot.additional_directories = session.cwd, session.additional_directories
+        if isinstance(slot.intent, OpenNew) and slot.intent.notice:
+            session.transcript.add_notice(slot.intent.notice)
         unwatch = self._unwatch.pop(slot.id, None)
         if unwatch is not None:
             unwatch()

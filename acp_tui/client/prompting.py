@@ -22,7 +22,7 @@ from acp_tui.protocol.jsonrpc import RpcError
 
 if TYPE_CHECKING:
     from acp_tui.client.runtime import AgentRuntime
-    from acp_tui.client.slots import Attention, WorkspaceEvent
+    from acp_tui.client.slots import Attention, SlotState, WorkspaceEvent
 
 __all__ = ["Prompting"]
 
@@ -47,6 +47,8 @@ class Prompting:
         def _start_opening(self, slot: SessionSlot) -> None: ...
 
         def _want_attention(self, slot: SessionSlot, why: Attention) -> None: ...
+
+        def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None: ...
 
     def submit(
         self, slot: SessionSlot, text: str, attachments: tuple[Path, ...] = ()
@@ -133,9 +135,14 @@ class Prompting:
                 return  # the runtime reports the exit; the prompt reached the agent
             except LoginRestart:
                 session.transcript.add_notice(
-                    "Log in from the terminal; your message is sent again after it.", "warning"
+                    "Log in from the terminal; your message is sent again after it.",
+                    "warning",
+                    hint=True,
                 )
                 slot.queue.insert(0, prompt)
+                # Not ready until the agent is back (logged in) and the session reopened: the
+                # queue waits for that instead of meeting the old connection's refusal again.
+                self._set_state(slot, "starting", agent.status)
                 return
             except (AgentError, RpcError) as exc:
                 self._prompt_failed(slot, exc)

@@ -103,6 +103,8 @@ class SessionRecorder:
         self.client: AgentClient | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._noted: set[str] = set()
+        self._unused: dict[str, LiveSession] = {}
+        """New sessions not indexed yet: no prompt was sent in them."""
         self._bulk: set[str] = set()
         """Sessions being restored: their lines are written in batches, flushed at the end."""
 
@@ -127,8 +129,14 @@ class SessionRecorder:
     # -- what the app calls ----------------------------------------------------------------------
 
     def note(self, session: LiveSession, *, created: bool = False) -> None:
-        """Index a session the app opened (``created`` when it came from session/new)."""
+        """Index a session the app opened (``created`` when the agent made it for us: a fork)."""
         self._index(session, created=created)
+
+    def note_new(self, session: LiveSession) -> None:
+        """Index a session from `session/new` at its first prompt: one left unused (a launch
+        or Ctrl+N and no message) leaves nothing behind in the local list, even after a
+        crash."""
+        self._unused[session.session_id] = session
 
     def _index(self, session: LiveSession, *, created: bool = False) -> None:
         self._noted.add(session.session_id)
@@ -143,6 +151,9 @@ class SessionRecorder:
 
     def record_prompt(self, session_id: str, blocks: Sequence[ContentBlock]) -> None:
         """Record a prompt; call it right before sending, so it lands before the reply."""
+        unused = self._unused.pop(session_id, None)
+        if unused is not None:
+            self._index(unused, created=True)
         self.cache.record_user(self.agent_key, session_id, [block.to_wire() for block in blocks])
 
     def begin_restore(self, session_id: str) -> None:

@@ -63,6 +63,10 @@ class LocalHistory(Protocol):
 
     def forget(self, session_id: str) -> None: ...
 
+    def copy(self, source_id: str, target_id: str) -> None:
+        """Start the record of ``target_id`` with that of ``source_id`` (a fork's history)."""
+        ...
+
 
 class CacheHistory:
     """LocalHistory over the transcript cache, for one agent."""
@@ -90,6 +94,9 @@ class CacheHistory:
 
     def forget(self, session_id: str) -> None:
         self.cache.forget(self.agent_key, session_id)
+
+    def copy(self, source_id: str, target_id: str) -> None:
+        self.cache.copy_events(self.agent_key, source_id, target_id)
 
 
 def has_history(transcript: Transcript) -> bool:

@@ -82,6 +82,8 @@ class AgentRuntime:
         self.client: AgentClient | None = None
         self.error: str | None = None
         """Why the agent is not running, for the user (its exit code and last stderr)."""
+        self.failure: BaseException | None = None
+        """The error that stopped the agent's last connection (None after a clean stop)."""
         self.pending_login: AuthMethodInfo | None = None
         self._name: str | None = None
         self.connections = 0
@@ -89,6 +91,8 @@ class AgentRuntime:
         self.logins = 0
         """How many agent-method logins succeeded (calls waiting on one retry after it)."""
         self.login_lock = anyio.Lock()
+        self.login_cancel: anyio.Event | None = None
+        """Set to give up the agent-method login under way (see `Login.cancel_login`)."""
         self._stopping = False
         self._wake = anyio.Event()
         self._restart = False
@@ -100,7 +104,10 @@ class AgentRuntime:
 
     @property
     def display_name(self) -> str:
-        """The agent's own name once it said it (kept after it exits), else the launch's."""
+        """The config's title for it, else the agent's own name once it said it (kept after it
+        exits), else the launch's."""
+        if self.launch.title:
+            return self.launch.title
         if self.client is not None:
             self._name = self.client.capabilities.display_name
         return self._name or self.launch.display_name or self.launch.agent.name
@@ -131,6 +138,8 @@ class AgentRuntime:
             if self.alive and self.client is not None:
                 return self.client
             if self.state in ("exited", "failed", "stopped"):
+                if self.failure is not None:
+                    raise self.failure
                 raise AgentError(self.error or f"the agent {self.state}")
             await self._ready.wait()
 
@@ -168,10 +177,9 @@ class AgentRuntime:
             login, self.pending_login = self.pending_login, None
             if login is not None:
                 self._set("logging_in", f"logging in: {login.name}…")
-                if not await self.hooks.terminal_login(self, login):
-                    self._set("failed", "the login did not succeed")
-                    await self._wait_for_restart()
-                    continue
+                # A failed login was said; the agent starts anyway, and what needs the login
+                # asks again.
+                await self.hooks.terminal_login(self, login)
             with anyio.CancelScope() as self._starting:
                 await self._connection(connect)
             self._starting = None
@@ -196,6 +204,7 @@ class AgentRuntime:
                 self.connections += 1
                 self.recorder.attach(client)
                 self.error = None
+                self.failure = None
                 self._set("ready", "ready")
                 self._signal_ready()
                 self.hooks.agent_up(self)
@@ -215,6 +224,7 @@ class AgentRuntime:
             self.recorder.detach()
             self.client = None
             self._signal_ready()
+        self.failure = error
         self.hooks.agent_down(self, error)
 
     async def _wait_for_wake_or_exit(self, client: AgentClient) -> None:
@@ -254,6 +264,8 @@ def describe_exit(exc: AgentExited, log_dir: Path) -> str:
 
 
 def login_command(launch: LaunchSpec, method: AuthMethodInfo) -> tuple[list[str], dict[str, str]]:
-    """The agent's own command with the method's args and env (a terminal login)."""
+    """A terminal login's command: the agent's own with the method's args and env, or the
+    whole command line the method gives (``_meta["terminal-auth"]``)."""
     agent = launch.agent
-    return [*agent.argv, *method.args], {**os.environ, **agent.env, **dict(method.env)}
+    argv = list(method.command) if method.command else [*agent.argv, *method.args]
+    return argv, {**os.environ, **agent.env, **dict(method.env)}

@@ -67,6 +67,8 @@ class OpenNew:
 
     cwd: Path
     additional_directories: tuple[Path, ...] = ()
+    notice: str | None = None
+    """Said in the new session's transcript once it is open (why it is a new one)."""
 
 
 @dataclass(frozen=True, slots=True)

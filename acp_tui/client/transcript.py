@@ -135,6 +135,8 @@ class NoticeEntry(Entry):
 
     text: str = ""
     level: Literal["info", "warning", "error"] = "info"
+    hint: bool = False
+    """A hint about the app (a key to press), not part of the conversation: never exported."""
 
 
 TranscriptEntry = MessageEntry | ToolCallEntry | PlanEntryBlock | NoticeEntry
@@ -447,8 +449,11 @@ class Transcript:
             self.title = other.title
             self._emit(Change("meta", what="title"))
 
-    def add_notice(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:
-        self._append(NoticeEntry(text=text, level=level))
+    def add_notice(
+        self, text: str, level: Literal["info", "warning", "error"] = "info", *, hint: bool = False
+    ) -> None:
+        """Say something that is not a message; ``hint``: about the app, left out of exports."""
+        self._append(NoticeEntry(text=text, level=level, hint=hint))
 
     # -- turns -------------------------------------------------------------------------------
 

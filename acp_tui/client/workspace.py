@@ -32,17 +32,17 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp_tui.client.agent import connect
-from acp_tui.client.capabilities import AuthMethodInfo
-from acp_tui.client.errors import AgentError, LoginRestart
+from acp_tui.client.errors import AgentError, LoginRestart, what_to_try
 from acp_tui.client.interaction import Headless, Interaction
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listed import ListedSessions
 from acp_tui.client.listeners import Listeners
+from acp_tui.client.login import Login
 from acp_tui.client.opening import Opening
 from acp_tui.client.permissions import PermissionQueue
 from acp_tui.client.prompting import Prompting
 from acp_tui.client.recorder import agent_key_for
-from acp_tui.client.runtime import AgentRuntime, Connect, login_command
+from acp_tui.client.runtime import AgentRuntime, Connect
 from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permission
 from acp_tui.client.slots import (
     AgentChanged,
@@ -79,7 +79,7 @@ STOP_WITHIN = 15.0
 """How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
 
 
-class Workspace(Prompting, Opening, ListedSessions):
+class Workspace(Login, Prompting, Opening, ListedSessions):
     """Agents, slots, queues and recording for one UI (or headless command)."""
 
     def __init__(
@@ -103,6 +103,7 @@ class Workspace(Prompting, Opening, ListedSessions):
         self.current: SessionSlot | None = None
         self._tg: TaskGroup | None = None
         self._closed = anyio.Event()
+        self._focus_changed = anyio.Event()
         self._next_id = 0
         self._unwatch: dict[int, Callable[[], None]] = {}
         self.permissions = PermissionQueue(refuse_permission)
@@ -210,32 +211,22 @@ class Workspace(Prompting, Opening, ListedSessions):
             self._set_state(slot, "agent_down", agent.status)
             if error is not None and not agent.stopping:
                 slot.transcript.add_notice(agent.error or str(error), "error")
-                slot.transcript.add_notice("Press Ctrl+R to restart the agent.", "warning")
+                fix = what_to_try(error, str(agent.paths.log_dir))
+                slot.transcript.add_notice(fix, "warning", hint=True)
                 self._want_attention(slot, "failed")
         if error is not None and not agent.stopping and not self.slots_of(agent):
             self.emit(Notice(agent.error or str(error), "error"))
 
-    async def terminal_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool:
-        argv, env = login_command(agent.launch, method)
-        cwd = agent.launch.agent.cwd or agent.launch.cwd
-        try:
-            code = await self.interaction.run_terminal_login(argv, env, cwd)
-        except Exception as exc:
-            self._tell_agent(agent, f"Could not run the login: {exc}", "error")
-            return False
-        if code != 0:
-            self._tell_agent(agent, f"The login did not succeed (exit code {code}).", "error")
-            return False
-        return True
-
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler:
+        """Ask the user, one question at a time; a session in the background is marked and
+        asked once the user comes to it (it never blocks the questions of the one shown)."""
+
         async def ask(
             live: LiveSession, request: RequestPermissionRequest
         ) -> RequestPermissionOutcome:
             slot = self.slot_showing(agent, live.session_id)
             if slot is None:
                 return CancelledPermissionOutcome()
-            self._want_attention(slot, "permission")
 
             async def ask_user(
                 _live: LiveSession, question: RequestPermissionRequest
@@ -243,6 +234,9 @@ class Workspace(Prompting, Opening, ListedSessions):
                 return await self.interaction.ask_permission(slot, question)
 
             try:
+                while slot is not self.current:
+                    self._want_attention(slot, "permission")
+                    await self._focus_changed.wait()
                 return await self.permissions.ask(live, request, ask_user)
             finally:
                 if slot.attention == "permission":
@@ -256,47 +250,6 @@ class Workspace(Prompting, Opening, ListedSessions):
             slot.transcript.add_notice(text, "error" if level == "error" else "info")
         self.emit(Notice(text, "error" if level == "error" else "info"))
 
-    # -- logging in ------------------------------------------------------------------------------
-
-    async def authenticated(self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]) -> T:
-        """Run ``call``; when the agent answers "authentication required", log in and retry.
-
-        Several calls may need the login at once: one asks, the others wait and retry. A
-        terminal login restarts the agent (`LoginRestart`); the caller's slot reopens after it.
-        """
-        for _attempt in range(3):
-            seen = agent.logins
-            try:
-                return await call()
-            except RpcError as exc:
-                if not exc.is_auth_required:
-                    raise
-                async with agent.login_lock:
-                    if agent.logins == seen:
-                        await self._log_in(agent, exc)
-        raise AgentError("the agent still asks for a login after three attempts")
-
-    async def _log_in(self, agent: AgentRuntime, exc: RpcError) -> None:
-        client = agent.client
-        if client is None:
-            raise exc
-        caps = client.capabilities
-        if not caps.auth_methods:
-            name = caps.display_name
-            raise AgentError(f"{name} needs a login but offers no way to log in: {exc}")
-        method = await self.interaction.choose_auth_method(agent, caps.auth_methods, exc.message)
-        if method is None:
-            raise AgentError(f"login cancelled; {caps.display_name} cannot be used without it")
-        if method.terminal:
-            agent.login_and_restart(method)
-            raise LoginRestart(f"logging in from the terminal: {method.name}")
-        agent.status = f"logging in with {method.name}…"
-        self.agent_changed(agent)
-        await client.authenticate(method.id)
-        agent.logins += 1
-        agent.status = "ready"
-        self.agent_changed(agent)
-
     # -- slots -----------------------------------------------------------------------------------
 
     def open_new(
@@ -306,10 +259,12 @@ class Workspace(Prompting, Opening, ListedSessions):
         additional_directories: tuple[Path, ...] = (),
         *,
         focus: bool = True,
+        notice: str | None = None,
     ) -> SessionSlot:
-        """A new slot with a new session (`session/new` once the agent is up)."""
+        """A new slot with a new session (`session/new` once the agent is up); ``notice`` is
+        said in it once open."""
         cwd = cwd or agent.launch.cwd
-        return self._add_slot(agent, OpenNew(cwd, additional_directories), focus=focus)
+        return self._add_slot(agent, OpenNew(cwd, additional_directories, notice), focus=focus)
 
     def open_listed(
         self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True
@@ -355,6 +310,8 @@ class Workspace(Prompting, Opening, ListedSessions):
         if slot is self.current:
             return
         self.current = slot
+        self._focus_changed.set()
+        self._focus_changed = anyio.Event()
         if slot is not None and slot.attention is not None:
             self.clear_attention(slot)
         self.emit(CurrentChanged(slot))

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from acp_tui.client.agent import AgentClient
 from acp_tui.client.calls import session_matches
 from acp_tui.client.safe_text import sanitize
+from acp_tui.client.session_list import ListingClient
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
 
@@ -59,7 +59,7 @@ class Listing:
     incomplete: str | None = None
 
 
-async def list_all(client: AgentClient, scope: Scope) -> Listing:
+async def list_all(client: ListingClient, scope: Scope) -> Listing:
     """All pages of `session/list` in ``scope``, de-duplicated by id and filtered client-side."""
     seen_ids: set[str] = set()
     seen_cursors: set[str] = set()

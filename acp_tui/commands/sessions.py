@@ -28,12 +28,14 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
-from acp_tui.client.agent import AgentClient, connect
 from acp_tui.client.errors import AgentError, Unsupported
 from acp_tui.client.exit_signals import ExitSignals, exit_signals
+from acp_tui.client.interaction import Headless
 from acp_tui.client.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
-from acp_tui.client.recorder import agent_key_for
+from acp_tui.client.runtime import AgentRuntime
 from acp_tui.client.safe_text import sanitize
+from acp_tui.client.slots import SessionsChanged, WorkspaceEvent
+from acp_tui.client.workspace import Workspace
 from acp_tui.commands.listing import (
     Scope,
     list_all,
@@ -48,14 +50,16 @@ from acp_tui.commands.usage import (
     UsageError,
     check_agent_choice,
     exit_status,
+    is_broken_pipe,
+    output_closed,
     report_usage_error,
     split_agent_command,
 )
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import load_settings
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
-from acp_tui.store.transcripts import TranscriptCache
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +108,8 @@ def sessions_command(args: list[str]) -> int:
             status = anyio.run(partial(_run_with_agent, job, signals))
         return signals.status if signals.status is not None else status
     except Exception as exc:
+        if is_broken_pipe(exc):
+            return output_closed()
         log.debug("sessions command failed", exc_info=True)
         print(f"acp-tui: {describe_error(exc)}", file=sys.stderr)
         return 1
@@ -115,6 +121,12 @@ def sessions_command(args: list[str]) -> int:
 def _parser() -> Parser:
     agent = Parser(add_help=False)
     agent.add_argument("-a", "--agent", metavar="NAME", help="the configured agent to start")
+    agent.add_argument(
+        "--auth",
+        metavar="METHOD_ID",
+        help="log in with this method of the agent's when it asks (agent-type methods; a "
+        "terminal login is run from the app)",
+    )
     agent.add_argument(
         "--protocol",
         type=int,
@@ -190,6 +202,7 @@ class _Job:
     dry_run: bool = False
     older_than: timedelta | None = None
     older_than_text: str = ""
+    auth: str | None = None
 
 
 def _prepare(args: list[str]) -> _Job:
@@ -239,6 +252,7 @@ def _prepare(args: list[str]) -> _Job:
         dry_run=getattr(options, "dry_run", False),
         older_than=older_than,
         older_than_text=getattr(options, "older_than", ""),
+        auth=options.auth,
     )
 
 
@@ -255,27 +269,40 @@ def _directory(raw: str) -> Path:
 
 
 async def _run_with_agent(job: _Job, signals: ExitSignals) -> int:
-    """Run the action; SIGTERM, SIGHUP or SIGINT cancels it, and the agent is stopped as usual."""
-    actions: dict[str, Callable[[AgentClient, _Job], Awaitable[int]]] = {
+    """Run the action; SIGTERM, SIGHUP or SIGINT cancels it, and the agent is stopped as usual.
+
+    The agent runs in a Workspace, as in the app: the same start, the same gating of every
+    action (with the same reasons) and the same deletion, local history included.
+    """
+    actions: dict[str, Callable[[Workspace, AgentRuntime, _Job], Awaitable[int]]] = {
         "list": _list,
         "delete": _delete,
         "prune": _prune,
     }
     with anyio.CancelScope() as scope:
         signals.request_exit = lambda _status: scope.cancel()
-        async with connect(job.launch) as client:
+        interaction = Headless(auth=job.auth)
+        async with Workspace(paths=get_paths(), project=Path.cwd(), interaction=interaction) as ws:
+            agent = ws.agent_for(job.launch)
+            client = await agent.wait_ready()
             spoken, offered = client.capabilities.protocol_version, job.launch.protocol_version
             if spoken != offered:
                 warn(f"{client.capabilities.display_name} speaks ACP v{spoken}, not v{offered}")
-            return await actions[job.action](client, job)
+            return await actions[job.action](ws, agent, job)
     return 1  # cancelled by a signal: the caller returns 128 + its number
 
 
-async def _list(client: AgentClient, job: _Job) -> int:
-    reason = client.capabilities.why_not("list")
+def _require(ws: Workspace, agent: AgentRuntime, action: str, then: str = "") -> None:
+    """Refuse ``action`` with the Workspace's reason (as the browser shows it)."""
+    probe = SessionInfo(session_id="", cwd=str(Path.cwd()))
+    reason = ws.why_unavailable(agent, action, None if action == "list" else probe)
     if reason is not None:
-        raise Unsupported(f"{reason}; {LIST_HINT}")
-    listing = await list_all(client, job.scope)
+        raise Unsupported(f"{reason}{then}")
+
+
+async def _list(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
+    _require(ws, agent, "list", f"; {LIST_HINT}")
+    listing = await list_all(ws.listing(agent), job.scope)
     if listing.incomplete:
         warn(f"{listing.incomplete}; the list may be incomplete")
     if job.json:
@@ -288,24 +315,26 @@ async def _list(client: AgentClient, job: _Job) -> int:
     return 0
 
 
-async def _delete(client: AgentClient, job: _Job) -> int:
-    client.require("delete")
-    name = client.capabilities.display_name
+async def _delete(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
+    _require(ws, agent, "delete")
+    name = agent.display_name
     question = f"Delete {plural(len(job.ids), 'session')} of {name} ({', '.join(job.ids)})?"
     if not job.yes and not await confirm(question):
         print("Nothing deleted.", file=sys.stderr)
         return 1
-    return await _delete_each(client, job, job.ids)
+    infos = [SessionInfo(session_id=sid, cwd=str(Path.cwd())) for sid in job.ids]
+    return await _delete_each(ws, agent, infos)
 
 
-async def _prune(client: AgentClient, job: _Job) -> int:
-    reason = client.capabilities.why_not("list")
-    if reason is not None:
-        raise Unsupported(f"{reason}, so it cannot say which sessions are old")
-    if not job.dry_run:
-        client.require("delete")
+async def _prune(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
+    _require(ws, agent, "list", ", so it cannot say which sessions are old")
+    cannot_delete = ws.why_unavailable(agent, "delete", SessionInfo(session_id="", cwd="/"))
+    if cannot_delete is not None:
+        if not job.dry_run:
+            raise Unsupported(cannot_delete)
+        print(f"Note: {printable(cannot_delete)}; this can only list what would be pruned.")
     assert job.older_than is not None
-    listing = await list_all(client, job.scope)
+    listing = await list_all(ws.listing(agent), job.scope)
     if listing.incomplete:
         warn(f"{listing.incomplete}; pruning what was listed")
     now = datetime.now(UTC)
@@ -330,23 +359,25 @@ async def _prune(client: AgentClient, job: _Job) -> int:
     if not job.yes and not await confirm(f"Delete these {plural(len(old), 'session')}?"):
         print("Nothing deleted.", file=sys.stderr)
         return 1
-    return await _delete_each(client, job, tuple(info.session_id for info in old))
+    return await _delete_each(ws, agent, old)
 
 
-async def _delete_each(client: AgentClient, job: _Job, ids: tuple[str, ...]) -> int:
-    cache = TranscriptCache()
-    key = agent_key_for(job.launch)
-    failed = 0
-    for session_id in ids:
-        try:
-            await client.delete_session(session_id)
-        except RpcError as exc:
-            failed += 1
-            print(f"acp-tui: could not delete {printable(f'{session_id}: {exc}')}", file=sys.stderr)
-            continue
-        cache.forget(key, session_id)
-        print(f"deleted {printable(session_id)}")
-    return 1 if failed else 0
+async def _delete_each(ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo]) -> int:
+    def deleted(event: WorkspaceEvent) -> None:
+        if isinstance(event, SessionsChanged):
+            for session_id in event.removed:
+                print(f"deleted {printable(session_id)}")
+
+    stop = ws.subscribe(deleted)
+    try:
+        failures = await ws.delete_listed(agent, infos)
+    finally:
+        stop()
+    for info, exc in failures:
+        print(
+            f"acp-tui: could not delete {printable(f'{info.session_id}: {exc}')}", file=sys.stderr
+        )
+    return 1 if failures else 0
 
 
 async def confirm(question: str) -> bool:

@@ -60,3 +60,30 @@ def check_agent_choice(agent: str | None, command: list[str] | None) -> None:
 def exit_status(exc: SystemExit) -> int:
     """The exit status argparse meant when it exited (``--help``, ``--version``)."""
     return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+
+
+SIGPIPE_STATUS = 128 + 13
+"""The exit status when the reader of our output went away (as if killed by SIGPIPE)."""
+
+
+def is_broken_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the first error of a group) is our stdout's reader going away."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return isinstance(exc, BrokenPipeError)
+
+
+def output_closed() -> int:
+    """The reader of stdout went away (``… | head -1``): stop quietly, as Unix tools do.
+
+    stdout is pointed at /dev/null so the interpreter's final flush does not complain again.
+    """
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return SIGPIPE_STATUS

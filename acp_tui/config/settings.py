@@ -82,7 +82,8 @@ class AgentConfig:
     Relative paths are taken relative to that working directory."""
 
     title: str | None = None
-    """The name shown in the UI; defaults to the table's NAME."""
+    """The name shown in the UI (status line, tabs) instead of the name the agent gives itself;
+    without it, the agent's own name, or the table's NAME until the agent has said it."""
 
     registry_id: str | None = None
     """The id of the ACP registry entry the agent was added from."""

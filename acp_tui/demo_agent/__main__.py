@@ -12,7 +12,7 @@ import anyio
 from acp_tui.config.paths import get_paths
 from acp_tui.demo_agent.auth import store_credentials
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, HostileOutput
-from acp_tui.demo_agent.options import ALL_CAPABILITIES, FAULTS, AgentOptions
+from acp_tui.demo_agent.options import ALL_CAPABILITIES, AUTH_STYLES, FAULTS, AgentOptions
 from acp_tui.demo_agent.script import KEYWORDS_HELP
 from acp_tui.demo_agent.server import DemoAgent
 from acp_tui.demo_agent.stdio import StdinStream, StdoutStream
@@ -90,7 +90,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="the highest ACP version to speak: with 2, a client offering 2 gets the v2 draft "
         "dialect (clients offering 1 still get v1); default: 1",
     )
-    parser.add_argument("--fault", choices=FAULTS, help="misbehave on purpose")
+    parser.add_argument(
+        "--auth-on",
+        type=lambda text: frozenset(m.strip() for m in text.split(",") if m.strip()),
+        metavar="METHODS",
+        help="with --require-auth: only these methods (comma-separated, e.g. session/prompt) "
+        "answer -32000 until logged in (default: every session method)",
+    )
+    parser.add_argument(
+        "--auth-style",
+        choices=AUTH_STYLES,
+        default="standard",
+        help="with --require-auth: offer the login methods in authMethods (standard), the "
+        "terminal one only in _meta['terminal-auth'] (meta), or only in the -32000 error's "
+        "data (error-data)",
+    )
+    parser.add_argument(
+        "--fault",
+        choices=FAULTS,
+        help="misbehave on purpose: hang-initialize never answers initialize; login-hangs "
+        "never answers authenticate (auth/login) until the client cancels it; "
+        "replay-on-resume replays the history on session/resume too, as some agents do",
+    )
     parser.add_argument(
         "--hostile",
         choices=sorted(HOSTILE_TEXTS),
@@ -165,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         page_size=args.page_size,
         capabilities=args.capabilities,
         require_auth=args.require_auth,
+        auth_on=args.auth_on,
+        auth_style=args.auth_style,
         fault=args.fault,
         delay_ms=args.delay_ms,
         protocol=args.protocol,

@@ -19,9 +19,19 @@ LOGIN_ENV = {"ACP_TUI_DEMO_LOGIN": "1"}
 """Set for the terminal login (``--login``), as a client that runs it would."""
 
 
-def auth_methods(version: int, *, terminal: bool) -> list[dict[str, Any]]:
+def auth_methods(
+    version: int,
+    *,
+    terminal: bool,
+    style: str = "standard",
+    login_command: tuple[str, ...] = (),
+) -> list[dict[str, Any]]:
     """The login methods `initialize` advertises as protocol ``version`` spells them; the
-    terminal one only to a client that can run it."""
+    terminal one only to a client that can run it.
+
+    ``style`` ``meta`` offers the terminal login the older way some agents do (kimi, copilot):
+    an agent-type entry whose ``_meta["terminal-auth"]`` gives the whole ``login_command``.
+    """
     key = "methodId" if version >= 2 else "id"
     agent: dict[str, Any] = {
         key: AUTH_METHOD_ID,
@@ -31,7 +41,23 @@ def auth_methods(version: int, *, terminal: bool) -> list[dict[str, Any]]:
     if version >= 2:
         agent["type"] = "agent"
     methods = [agent]
-    if terminal:
+    if style == "meta" and version < 2:
+        methods.append(
+            {
+                "id": TERMINAL_AUTH_METHOD_ID,
+                "name": "Log in from the terminal",
+                "description": "Runs the demo agent's interactive login (--login)",
+                "_meta": {
+                    "terminal-auth": {
+                        "command": login_command[0],
+                        "args": list(login_command[1:]),
+                        "env": dict(LOGIN_ENV),
+                        "label": "Terminal login (demo)",
+                    }
+                },
+            }
+        )
+    elif terminal:
         methods.append(
             {
                 key: TERMINAL_AUTH_METHOD_ID,

@@ -17,7 +17,12 @@ ALL_CAPABILITIES: tuple[str, ...] = (
     "additionalDirectories",
 )
 
-FAULTS: tuple[str, ...] = ("hang-initialize",)
+FAULTS: tuple[str, ...] = ("hang-initialize", "login-hangs", "replay-on-resume")
+
+AUTH_STYLES: tuple[str, ...] = ("standard", "meta", "error-data")
+"""How ``--require-auth`` offers its methods: as ``authMethods`` (the terminal one typed, as the
+spec says), with the terminal one only in ``_meta["terminal-auth"]`` (kimi, copilot), or only in
+the -32000 error's ``data`` (no ``authMethods`` in ``initialize``)."""
 
 PROTOCOL_VERSION = 1
 """The version answered unless ``--protocol 2`` lets the agent answer 2 to an offer of 2."""
@@ -31,6 +36,9 @@ class AgentOptions:
     page_size: int = 50
     capabilities: frozenset[str] = frozenset(ALL_CAPABILITIES)
     require_auth: bool = False
+    auth_on: frozenset[str] | None = None
+    """The methods that answer -32000 until logged in (None: every session method)."""
+    auth_style: str = "standard"
     fault: str | None = None
     delay_ms: int = 0
     protocol: int = PROTOCOL_VERSION
@@ -40,6 +48,14 @@ class AgentOptions:
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities
+
+    def needs_login(self, method: str) -> bool:
+        """Whether ``method`` is refused until the client logged in (``--require-auth``)."""
+        if not self.require_auth:
+            return False
+        if self.auth_on is not None:
+            return method in self.auth_on
+        return method.startswith("session/")
 
 
 def _flag(value: Any) -> bool:

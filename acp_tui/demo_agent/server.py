@@ -10,6 +10,7 @@ served: its method answers -32601.
 from __future__ import annotations
 
 import logging
+import sys
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -134,12 +135,8 @@ class DemoAgent:
         entry = self._methods.get(method)
         if entry is None or (entry[0] is not None and not self.options.has(entry[0])):
             raise RpcError.method_not_found(method)
-        if method.startswith("session/") and not self.authenticated:
-            raise RpcError(
-                ErrorCode.AUTH_REQUIRED,
-                f"Authentication required: call {self.login_method} with methodId "
-                f"{AUTH_METHOD_ID!r}",
-            )
+        if not self.authenticated and self.options.needs_login(method):
+            raise self.auth_required()
         if method == "session/prompt":
             return await entry[1](P.as_object(params))
         self._busy += 1
@@ -286,14 +283,37 @@ class DemoAgent:
             },
             "authMethods": [],
         }
-        if self.options.require_auth:
-            result["authMethods"] = auth_methods(1, terminal=self.client.terminal_auth)
+        if self.options.require_auth and self.options.auth_style != "error-data":
+            result["authMethods"] = self.offered_auth_methods(1, self.client.terminal_auth)
         return result
+
+    def offered_auth_methods(self, version: int, terminal: bool) -> list[dict[str, Any]]:
+        data_dir = str(self.options.data_dir)
+        login = (sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", data_dir, "--login")
+        return auth_methods(
+            version, terminal=terminal, style=self.options.auth_style, login_command=login
+        )
+
+    def auth_required(self) -> RpcError:
+        """-32000, and with ``--auth-style error-data`` the methods in its data."""
+        data = None
+        if self.options.auth_style == "error-data":
+            version = 2 if self.login_method == "auth/login" else 1
+            methods = self.offered_auth_methods(version, self.client.terminal_auth)
+            data = {"authMethods": methods}
+        return RpcError(
+            ErrorCode.AUTH_REQUIRED,
+            f"Authentication required: call {self.login_method} with methodId {AUTH_METHOD_ID!r}",
+            data,
+        )
 
     async def authenticate(self, params: P.Params) -> Any:
         method_id = P.required_str(params, "methodId")
         if not self.options.require_auth or method_id != AUTH_METHOD_ID:
             raise RpcError.invalid_params(f"unknown auth methodId {method_id!r}")
+        if self.options.fault == "login-hangs":
+            log.warning("fault login-hangs: never answering %s", self.login_method)
+            await anyio.sleep_forever()  # until the client cancels the request
         self.authenticated = True
         return {}
 
@@ -352,7 +372,8 @@ class DemoAgent:
         return await self.reattach(params, replay=True)
 
     async def resume_session(self, params: P.Params) -> Any:
-        return await self.reattach(params, replay=False)
+        # Some agents (fast-agent, pydantic-acp) replay the history on resume anyway.
+        return await self.reattach(params, replay=self.options.fault == "replay-on-resume")
 
     async def close_session(self, params: P.Params) -> Any:
         session_id = P.session_id(params)

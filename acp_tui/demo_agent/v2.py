@@ -27,7 +27,6 @@ import anyio
 
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
-from acp_tui.demo_agent.auth import auth_methods
 from acp_tui.demo_agent.options import ClientCaps
 from acp_tui.demo_agent.script import run_turn
 from acp_tui.demo_agent.server import DemoAgent, Handler, LiveSession, Requester
@@ -168,8 +167,8 @@ class V2Dialect:
             "info": {"name": "acp-tui-demo", "title": "acp-tui demo agent", "version": __version__},
             "capabilities": {"session": session},
         }
-        if agent.options.require_auth:
-            result["authMethods"] = auth_methods(2, terminal=terminal_auth)
+        if agent.options.require_auth and agent.options.auth_style != "error-data":
+            result["authMethods"] = agent.offered_auth_methods(2, terminal_auth)
         return result
 
     async def login(self, params: P.Params) -> Any:
@@ -204,7 +203,7 @@ class V2Dialect:
         """``replayFrom`` omitted or null: resume; ``{"type": "start"}``: replay, then answer."""
         replay_from = params.get("replayFrom")
         if replay_from is None:
-            replay = False
+            replay = self.agent.options.fault == "replay-on-resume"
         elif isinstance(replay_from, dict) and replay_from.get("type") == "start":
             replay = True
         else:

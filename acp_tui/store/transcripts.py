@@ -41,6 +41,7 @@ from typing import Any, BinaryIO
 
 from pydantic import TypeAdapter, ValidationError
 
+from acp_tui.config.atomic import write_atomic
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionUpdate
@@ -233,6 +234,24 @@ class TranscriptCache:
         aside = self._aside.pop((agent_key, session_id), None)
         if aside is not None:
             self._forget_file(aside)
+
+    def copy_events(self, agent_key: str, source_id: str, target_id: str) -> None:
+        """Put the recorded events of ``source_id`` before those of ``target_id``: a fork starts
+        with its parent's history, so reopening it later shows that too."""
+        source = self._main_path((agent_key, source_id))
+        target = self._main_path((agent_key, target_id))
+        if source == target:
+            return
+        self.flush(agent_key, source_id)
+        self._close_handle(target)
+        try:
+            head = source.read_bytes()
+            tail = target.read_bytes() if target.exists() else b""
+            if head and not head.endswith(b"\n"):
+                head += b"\n"  # a torn last line must not swallow the fork's first one
+            write_atomic(target, head + tail)
+        except OSError as exc:
+            self._failed("could not copy a recorded transcript", exc)
 
     def _forget_file(self, path: Path) -> None:
         self._close_handle(path)

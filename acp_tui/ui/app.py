@@ -128,7 +128,11 @@ class AcpApp(PlainToasts):
             self.chat_screen.attach(workspace)
             workspace.subscribe(self.post_workspace_event)
             agent = workspace.agent_for(self.launch)
-            workspace.open_new(agent, self.launch.cwd, self.launch.additional_directories)
+            launch = self.launch
+            if launch.continue_last or launch.session_id:
+                self.run_worker(workspace.open_continued(agent, launch.cwd, launch.session_id))
+            else:
+                workspace.open_new(agent, launch.cwd, launch.additional_directories)
             await workspace.wait_closed()
 
     def post_workspace_event(self, event: WorkspaceEvent) -> None:
@@ -243,9 +247,11 @@ class AcpApp(PlainToasts):
 
     def action_restart_agent(self) -> None:
         """Restart the current tab's agent; its sessions are reopened where it can."""
+        from acp_tui.ui.session_commands import restart_agent
+
         slot = self.slot
         if self.workspace is not None and slot is not None:
-            self.workspace.restart(slot.agent)
+            restart_agent(self, self.workspace, slot)
 
     def action_export_transcript(self) -> None:
         """Save the conversation as Markdown, to a path the user confirms."""
@@ -257,7 +263,7 @@ class AcpApp(PlainToasts):
         """Pick the extra roots of a new session in the roots dialog, then open it."""
         from acp_tui.ui.session_commands import new_session_with_roots
 
-        new_session_with_roots(self, self.workspace, self.slot, self.paths)
+        new_session_with_roots(self, self.workspace, self.slot, self.launch, self.paths)
 
     def action_toggle_browser(self) -> None:
         """Show the session browser beside the chat, widen it, hide it."""

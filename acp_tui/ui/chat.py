@@ -18,16 +18,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Tabs
+from textual.widgets import ContentSwitcher
 
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 from acp_tui.store.history import history_for_project
 from acp_tui.ui.memory import settle_memory
-from acp_tui.ui.messages import WorkspaceMessage
+from acp_tui.ui.messages import TabChosen, WorkspaceMessage
 from acp_tui.ui.startup import StandIn, Startup, replace_stand_in
 from acp_tui.ui.widgets.chat_pane import ChatPane
-from acp_tui.ui.widgets.footer import KeyFooter
+from acp_tui.ui.widgets.footer import QuietFooter
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -63,6 +63,10 @@ class ChatScreen(Screen[None]):
         self.workspace: Workspace | None = None
         self.panes: dict[int, ChatPane] = {}
         self.history = history_for_project(launch.cwd, paths)
+        self.browser: SessionBrowser | None = None
+        """The session browser, once the core is loaded."""
+        self.tabs: SessionTabs | None = None
+        """The tab bar, once the core is loaded."""
         self.registry_offered = not launch.offer_registry
         """Whether the first-run offer of the agent registry was made (or is not wanted)."""
 
@@ -73,7 +77,7 @@ class ChatScreen(Screen[None]):
                 yield StandIn("tabs")
                 with ContentSwitcher(id="panes", initial=FIRST_PANE):
                     yield ChatPane(self.launch, core=None, history=self.history, id=FIRST_PANE)
-        yield KeyFooter()  # the keys that fit, whole
+        yield QuietFooter()  # the keys that fit, whole; redrawn only when they change
 
     def on_mount(self) -> None:
         self.current_pane.prompt.focus()
@@ -84,8 +88,11 @@ class ChatScreen(Screen[None]):
             if stand_in.kind == "browser":
                 browser = core.session_browser(self.launch.cwd, self.paths, id="browser")
                 await replace_stand_in(stand_in, browser)
+                self.browser = browser
             elif stand_in.kind == "tabs":
-                await replace_stand_in(stand_in, core.session_tabs(id="tabs"))
+                tabs = core.session_tabs(id="tabs")
+                await replace_stand_in(stand_in, tabs)
+                self.tabs = tabs
         await self.query_one(f"#{FIRST_PANE}", ChatPane).views_arrived(core)
 
     def attach(self, workspace: Workspace) -> None:
@@ -97,18 +104,6 @@ class ChatScreen(Screen[None]):
     def current_pane(self) -> ChatPane:
         switcher = self.query_one("#panes", ContentSwitcher)
         return self.query_one(f"#{switcher.current or FIRST_PANE}", ChatPane)
-
-    @property
-    def browser(self) -> SessionBrowser | None:
-        core = self.startup.core
-        found = self.query(core.session_browser) if core is not None else None
-        return found.first() if found else None
-
-    @property
-    def tabs(self) -> SessionTabs | None:
-        core = self.startup.core
-        found = self.query(core.session_tabs) if core is not None else None
-        return found.first() if found else None
 
     @property
     def agent_status(self) -> str:
@@ -225,15 +220,12 @@ class ChatScreen(Screen[None]):
         number = ws.slots.index(slot) + 1
         tabs.set_tab(slot.id, tab_label(slot, number, with_agent=several_agents))
 
-    @on(Tabs.TabActivated)
-    def tab_chosen(self, event: Tabs.TabActivated) -> None:
+    @on(TabChosen)
+    def tab_chosen(self, event: TabChosen) -> None:
         """A tab was clicked: make its slot the current one."""
-        from acp_tui.ui.widgets.session_tabs import slot_of_tab
-
-        slot_id = slot_of_tab(event.tab.id)
         ws = self.workspace
-        if ws is not None and slot_id is not None:
-            ws.focus(next((s for s in ws.slots if s.id == slot_id), None))
+        if ws is not None:
+            ws.focus(next((s for s in ws.slots if s.id == event.slot_id), None))
 
     # -- keys --------------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ imported when shown (they need the protocol models, which the first frame does n
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -18,6 +17,7 @@ from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
     from acp_tui.client.capabilities import AuthMethodInfo
+    from acp_tui.client.interaction import TerminalRun
     from acp_tui.client.permissions import PermissionQueue
     from acp_tui.client.runtime import AgentRuntime
     from acp_tui.client.slots import SessionSlot
@@ -27,8 +27,8 @@ __all__ = ["DialogInteraction", "TerminalRunner", "ask", "withdraw"]
 
 R = TypeVar("R")
 
-TerminalRunner = Callable[[list[str], dict[str, str], Path], Awaitable[int]]
-"""Runs a command on the real terminal and returns its exit code."""
+TerminalRunner = Callable[[list[str], dict[str, str], Path], Awaitable["TerminalRun | int"]]
+"""Runs a command on the real terminal; returns how it ended (or just its exit code)."""
 
 
 async def ask(app: App[int], dialog: ModalScreen[R]) -> R | None:
@@ -132,11 +132,19 @@ class DialogInteraction:
         answer = await ask(self.app, RootsDialog(cwd, roots, supported=False, reason=reason))
         return answer is not None and answer.proceed_without
 
-    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
-        return await self.run_interactive(argv, env, cwd)
+    async def run_terminal_login(
+        self, argv: list[str], env: dict[str, str], cwd: Path
+    ) -> TerminalRun:
+        from acp_tui.client.interaction import TerminalRun
 
-    async def run_in_terminal(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
-        """Suspend the app and run ``argv`` on the real terminal; returns its exit code."""
+        result = await self.run_interactive(argv, env, cwd)
+        return result if isinstance(result, TerminalRun) else TerminalRun(result)
+
+    async def run_in_terminal(self, argv: list[str], env: dict[str, str], cwd: Path) -> TerminalRun:
+        """Suspend the app and run ``argv`` on the real terminal; its exit and last output."""
+        from acp_tui.client.interaction import TerminalRun
+        from acp_tui.ui.terminal_run import run_in_pty
+
         with self.app.suspend():
-            result = await asyncio.to_thread(subprocess.run, argv, env=env, cwd=cwd, check=False)
-        return result.returncode
+            code, output = await asyncio.to_thread(run_in_pty, argv, env, cwd)
+        return TerminalRun(code, output)

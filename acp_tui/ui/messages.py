@@ -16,7 +16,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from acp_tui.client.slots import WorkspaceEvent
 
-__all__ = ["OptionChosen", "WorkspaceMessage"]
+__all__ = ["OptionChosen", "TabChosen", "WorkspaceMessage"]
 
 
 @dataclass
@@ -32,3 +32,10 @@ class OptionChosen(Message):
 
     config_id: str | None
     value: str | bool
+
+
+@dataclass
+class TabChosen(Message):
+    """The user picked the tab of slot ``slot_id`` (a click on the tab bar)."""
+
+    slot_id: int

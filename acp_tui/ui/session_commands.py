@@ -6,21 +6,29 @@ a choice to make.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 
+from acp_tui.client.launch import DEMO_AGENT_NAME
 from acp_tui.ui.safe_text import sanitize
 
 if TYPE_CHECKING:
+    from acp_tui.client.launch import LaunchSpec
     from acp_tui.client.slots import SessionSlot
     from acp_tui.client.workspace import Workspace
     from acp_tui.config.paths import Paths
-    from acp_tui.ui.dialogs.roots import RootsResult
 
-__all__ = ["close_tab", "export_transcript", "new_session_with_roots", "tab_commands"]
+__all__ = [
+    "close_tab",
+    "export_transcript",
+    "new_session_with_roots",
+    "restart_agent",
+    "tab_commands",
+]
 
 
 def tab_commands(
@@ -51,6 +59,32 @@ def close_tab(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     app.run_worker(ws.close_slot(slot), group="close-tab")
 
 
+def restart_agent(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
+    """Restart the tab's agent, also while it runs or hangs; asks first when a turn would be
+    cut short (the restart stops it: the agent's process is replaced)."""
+    agent = slot.agent
+    running = [s for s in ws.slots_of(agent) if s.busy]
+    if not running:
+        ws.restart(agent)
+        return
+    from acp_tui.ui.dialogs.confirm import ConfirmDialog
+
+    tabs = "a turn is running" if len(running) == 1 else f"turns are running in {len(running)} tabs"
+    dialog = ConfirmDialog(
+        f"Restart {sanitize(agent.display_name)}? {tabs.capitalize()}.",
+        confirm_label="Restart",
+        cancel_label="Keep it running",
+        note="The running turn stops; its sessions are reopened after the restart.",
+        destructive=True,
+    )
+
+    def answered(restart: bool | None) -> None:
+        if restart:
+            ws.restart(agent)
+
+    app.push_screen(dialog, callback=answered)
+
+
 def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> None:
     """Save the conversation as Markdown, to a path the user confirms."""
     from acp_tui.client.export import default_export_path, transcript_to_markdown, write_export
@@ -60,13 +94,21 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
     if slot is None or session is None:
         app.notify("There is no session to export yet.", severity="warning")
         return
-    default = default_export_path(cwd, session.transcript.title, session.session_id)
+    exports = slot.agent.paths.data_dir / "exports"
+    default = default_export_path(exports, session.transcript.title, session.session_id)
     agent_name = slot.agent.display_name
 
     def save(path: Path | None) -> None:
         if path is None:
             return
-        text = transcript_to_markdown(session.transcript, agent=agent_name, cwd=str(session.cwd))
+        text = transcript_to_markdown(
+            session.transcript,
+            agent=agent_name,
+            cwd=str(session.cwd),
+            terminals=session.terminal_output,
+        )
+        with contextlib.suppress(OSError):  # write_export says what is wrong
+            path.parent.mkdir(parents=True, exist_ok=True)
         try:
             write_export(path, text)
         except (OSError, UnicodeError) as exc:
@@ -78,19 +120,65 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
 
 
 def new_session_with_roots(
-    app: App[int], ws: Workspace | None, slot: SessionSlot | None, paths: Paths
+    app: App[int],
+    ws: Workspace | None,
+    slot: SessionSlot | None,
+    launch: LaunchSpec,
+    paths: Paths,
 ) -> None:
-    """Pick the extra roots of a new session (of the current tab's agent), then open it."""
-    from acp_tui.store.recent_roots import recent_roots_for_project
-    from acp_tui.ui.dialogs.roots import RootsDialog
-
-    agent = slot.agent if slot is not None else None
-    caps = agent.capabilities if agent is not None else None
-    if ws is None or agent is None or caps is None:
-        app.notify("The agent is not running.", severity="warning")
+    """Ctrl+N: choose the agent (when several could take it) and the extra roots, then open a
+    new session in a new tab."""
+    if ws is None or slot is None:
+        app.notify("The agent is still starting.", severity="warning")
         return
-    assert slot is not None
+    app.run_worker(new_session_flow(app, ws, slot, launch, paths), group="new-session")
+
+
+async def new_session_flow(
+    app: App[int], ws: Workspace, slot: SessionSlot, launch: LaunchSpec, paths: Paths
+) -> None:
+    from acp_tui.client.launch import LaunchError, resolve_launch
+    from acp_tui.store.recent_roots import recent_roots_for_project
+    from acp_tui.ui.dialogs.agent_choice import CURRENT, AgentChoiceDialog
+    from acp_tui.ui.dialogs.roots import RootsDialog
+    from acp_tui.ui.interaction import ask
+
+    agent = slot.agent
     cwd, roots = slot.cwd, slot.additional_directories
+    settings = launch.settings
+    names = [*sorted(n for n in settings.agents if n != DEMO_AGENT_NAME), DEMO_AGENT_NAME]
+    current = agent.launch.agent.name
+    if any(name != current for name in names):
+        choice = await ask(app, AgentChoiceDialog(current, names, settings))
+        if choice is None:
+            return
+        if choice != CURRENT:
+            try:
+                other = resolve_launch(
+                    cwd=cwd,
+                    agent_name=choice,
+                    command=None,
+                    settings=settings,
+                    paths=paths,
+                    protocol=None,
+                )
+            except LaunchError as exc:
+                app.notify(f"Cannot start {choice}: {exc}", severity="error")
+                return
+            agent = ws.agent_for(other)
+            roots = other.additional_directories
+    if not agent.alive:
+        app.notify(f"Starting {agent.display_name}…")
+        try:
+            await agent.wait_ready()
+        except Exception as exc:
+            app.notify(f"{agent.display_name} did not start: {exc}", severity="error")
+            if not ws.slots_of(agent):
+                agent.stop()
+            return
+    caps = agent.capabilities
+    if caps is None:
+        return
     dialog = RootsDialog(
         cwd,
         roots,
@@ -98,9 +186,8 @@ def new_session_with_roots(
         supported=caps.additional_directories,
         reason=caps.why_not("additional_directories"),
     )
-
-    def chosen(result: RootsResult | None) -> None:
-        if result is not None:
-            ws.open_new(agent, cwd, result.roots)
-
-    app.push_screen(dialog, callback=chosen)
+    result = await ask(app, dialog)
+    if result is not None:
+        ws.open_new(agent, cwd, result.roots)
+    elif not ws.slots_of(agent):
+        agent.stop()  # started only for this

@@ -172,8 +172,14 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         return self._expanded.get(index, self.expand_thoughts)
 
     def notify_style_update(self) -> None:
+        """The CSS changed around the view: forget the rendered lines only when the styles
+        they were rendered with changed (showing a hidden tab, or a focus change, re-applies
+        the CSS but changes nothing the lines depend on)."""
         super().notify_style_update()
-        self.restyle()
+        before = self._styles
+        self._styles = None
+        if before is None or not self.is_mounted or self.styles_for_render != before:
+            self.restyle()
 
     def restyle(self) -> None:
         """Forget rendered lines and styles: the theme or the CSS changed."""
@@ -250,6 +256,8 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         transcript = self.transcript
         if transcript is None or not self.is_mounted:
             return
+        if self.scrollable_content_region.width <= 0:
+            return  # hidden (a tab in the background): keep the lines for its width
         width = max(self.scrollable_content_region.width, 10)
         following = self.following
         if width != self._width:
@@ -498,18 +506,19 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         line = scroll_y + y
         width = self.scrollable_content_region.width
+        base = self.rich_style  # walks the ancestors: once a line, not twice
         if line >= self._offsets[-1]:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, base)
         strip = self.line_strip(line)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(line)) is not None:
             style = self.screen.get_component_rich_style("screen--selection")
             strip = highlight(strip, span[0], span[1], style)
         strip = self.mark_found(line, strip)
-        strip = strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        strip = strip.crop_extend(scroll_x, scroll_x + width, base)
         if selection is None:  # a text selection (the mouse's) shows instead of the block
             strip = self.mark_selected(line, strip)
-        return strip.apply_style(self.rich_style).apply_offsets(scroll_x, line)
+        return strip.apply_style(base).apply_offsets(scroll_x, line)
 
     def render_range(self, first: int, last: int) -> None:
         """Render every unit on lines ``first:last`` now (for copying and tests)."""

@@ -10,6 +10,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button
 
+from acp_tui.client.interaction import TerminalRun
 from acp_tui.client.transcript import MessageEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog
@@ -110,17 +111,21 @@ async def test_cancelled_login_is_reported(make_app: Callable[..., AcpApp]) -> N
         await wait_for(pilot, lambda: "login cancelled" in screen_text(app))
 
 
-async def test_failed_terminal_login_offers_restart(make_app: Callable[..., AcpApp]) -> None:
+async def test_a_failed_terminal_login_says_why_and_asks_again(
+    make_app: Callable[..., AcpApp],
+) -> None:
     app = make_app("--require-auth")
 
-    async def refuse(argv: list[str], env: dict[str, str], cwd: Path) -> int:
+    async def refuse(argv: list[str], env: dict[str, str], cwd: Path) -> TerminalRun:
         result = await anyio.run_process(argv, input=b"no\n", env=env, cwd=cwd, check=False)
-        return result.returncode
+        return TerminalRun(result.returncode, result.stdout.decode())
 
     app.run_interactive = refuse
     async with app.run_test(size=(120, 40)) as pilot:
         await choose_auth(pilot, app, "Log in from the terminal")
-        await wait_for(pilot, lambda: "login did not succeed" in app.chat.agent_status)
+        await wait_for(pilot, lambda: "did not succeed (exit code 1)" in screen_text(app))
+        assert "Not logged in." in screen_text(app)  # what the login printed
+        await wait_for_screen(pilot, AuthDialog)  # the agent started anyway: asked again
         assert app.check_action("restart_agent", ()) is True
 
 

@@ -184,6 +184,9 @@ async def test_text_search_is_local_and_instant(make_app: Callable[..., AcpApp])
         before = len(calls(sent, "session/list"))
         await pilot.press("slash", *"PARSER")
         assert row_titles(app) == ["fix the parser"]
+        loaded = len(app.chat.browser.lister.rows)  # type: ignore[union-attr]
+        header = static_text(app, "#browser-header")
+        assert f"1 of {loaded} loaded match \u201cPARSER\u201d" in header
         assert len(calls(sent, "session/list")) == before
         await pilot.press("escape")
         assert app.focused is app.chat.current_pane.query_one("#prompt")

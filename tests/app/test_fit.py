@@ -19,7 +19,7 @@ from acp_tui.ui.browser.controls import RootsFilterDialog
 from acp_tui.ui.dialogs.add_agent import AddAgentDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
 from acp_tui.ui.dialogs.roots import RootsDialog
-from acp_tui.ui.widgets.footer import KeyFooter
+from acp_tui.ui.widgets.footer import QuietFooter
 from tests.app.dialog_host import DialogHost
 from tests.app.helpers import wait_for, wait_for_screen
 from tests.registry_helpers import fixture_archives, registry_json, write_file_registry
@@ -41,7 +41,7 @@ def assert_all_on_screen(screen: Screen[Any], widgets: list[Widget]) -> None:
 
 
 def footer_keys(app: AcpApp) -> tuple[list[Widget], Widget]:
-    footer = app.chat.query_one(KeyFooter)
+    footer = app.chat.query_one(QuietFooter)
     keys = [w for w in footer.children if not w.has_class("-command-palette")]
     [palette] = [w for w in footer.children if w.has_class("-command-palette")]
     return keys, palette

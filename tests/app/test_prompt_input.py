@@ -202,7 +202,7 @@ async def test_escape_without_a_list_still_cancels_the_turn(
         app.client.connection.tracer = lambda direction, message: (
             sent.append(message.get("method", "")) if direction == "send" else None
         )
-        await pilot.press(*"slow", "enter")
+        await pilot.press(*"hang", "enter")  # runs until cancelled, however slow the machine
         await wait_for(pilot, lambda: app.session is not None and app.session.prompt_pending)
         await pilot.press("escape")
         await wait_for(pilot, lambda: idle(app))

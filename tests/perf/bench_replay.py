@@ -2,7 +2,7 @@
 
 The demo agent holds one session of N turns (``gen_demo_data.write_history``: a user message,
 ~1 KB of markdown in 20-byte chunks, a tool call with a diff); the headless app (120x40) opens it
-with ``open_from_browser(info, replay=True)`` (`session/load`), as Enter on its row does. Each
+with ``open_listed(agent, info, replay=True)`` (`session/load`), as Enter on its row does. Each
 measurement runs in a fresh process, whose peak RSS is the app's own. Figures:
 
 * ``interactive_s``: from starting the load to the first frame showing the session open in the
@@ -56,8 +56,6 @@ async def measure(
         await wait(lambda: app.session is not None)
         await pilot.pause()
         panel = app.chat.query_one(SessionBrowser)
-        view = app.chat.current_pane.query_one(TranscriptView)
-        prompt = app.chat.current_pane.query_one("#prompt")
         statuses: list[str] = []
         original = panel.set_status
 
@@ -70,13 +68,11 @@ async def measure(
 
         def interactive() -> bool:
             session = app.session
-            return (
-                session is not None
-                and session.session_id == session_id
-                and view.transcript is session.transcript
-                and prompt.has_focus
-                and view.settled
-            )
+            if session is None or session.session_id != session_id:
+                return False
+            pane = app.chat.current_pane  # the session opens in a tab of its own
+            view = pane.query_one(TranscriptView)
+            return view.transcript is session.transcript and pane.prompt.has_focus and view.settled
 
         max_gap = 0.0
         running = True
@@ -95,13 +91,15 @@ async def measure(
         info = SessionInfo(session_id=session_id, cwd=str(project), title="the long session")
         frames.arm(interactive)
         started = time.perf_counter()
-        app.open_from_browser(info, replay=True)
+        assert app.workspace is not None
+        assert app.slot is not None
+        app.workspace.open_listed(app.slot.agent, info, replay=True)
         shown = await frames.shown_time(within=300) - started
         running = False
         await tick
         assert app.session is not None
         entries = len(app.session.transcript.entries)
-        await wait(lambda: view.settled)
+        await wait(lambda: app.chat.current_pane.query_one(TranscriptView).settled)
     opened = next(i for i, s in enumerate(statuses) if s.startswith("Opened"))
     progress = [s for s in statuses[:opened] if s.endswith(" updates")]
     return {

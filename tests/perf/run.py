@@ -50,12 +50,19 @@ def bench_replay() -> dict[str, Any]:
     return bench_replay.run()
 
 
+def bench_sessions_live() -> dict[str, Any]:
+    import bench_live
+
+    return bench_live.run()
+
+
 BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": bench_startup,
     "stream": bench_stream,
     "transcript": bench_transcript,
     "session_list": bench_session_list,
     "replay": bench_replay,
+    "sessions_live": bench_sessions_live,
 }
 
 

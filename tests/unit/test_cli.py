@@ -96,6 +96,7 @@ def test_headless_paths_never_import_textual_or_rich() -> None:
         (["-a", "no-such-agent"], "'no-such-agent'"),
         (["config"], "required"),
         (["config", "nope"], "invalid choice"),
+        (["--continue", "--session", "x"], "not allowed with"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(args: list[str], needle: str) -> None:
@@ -195,6 +196,14 @@ def test_main_passes_dir_and_command_verbatim(launched: list[LaunchSpec], tmp_pa
     assert spec.cwd == tmp_path
     assert list(spec.agent.argv) == ["agent", "-a", "--", "--protocol"]
     assert spec.protocol_version == 1
+
+
+def test_continue_and_session_reach_the_launch(launched: list[LaunchSpec], tmp_path: Path) -> None:
+    assert main([str(tmp_path), "--continue"]) == 7
+    assert main([str(tmp_path), "--session", "abc-123"]) == 7
+    first, second = launched
+    assert (first.continue_last, first.session_id) == (True, None)
+    assert (second.continue_last, second.session_id) == (False, "abc-123")
 
 
 def test_main_continues_on_defaults_after_settings_problems(

@@ -338,6 +338,10 @@ def test_prune_without_delete_can_still_dry_run(tmp_path: Path, protocol: int) -
     dry = run("prune", "--older-than", "1d", "--dry-run", cwd=project, agent=agent, protocol=v)
     assert dry.returncode == 0, dry.stderr
     assert "ancient" in dry.stdout
+    # It says first that nothing could be deleted, not after listing what would be.
+    first = dry.stdout.splitlines()[0]
+    assert first.startswith("Note: ")
+    assert "does not support session/delete" in first
     refused = run("prune", "--older-than", "1d", "--yes", cwd=project, agent=agent, protocol=v)
     assert refused.returncode == 1
     assert "does not support session/delete" in one_line(refused)
@@ -541,3 +545,29 @@ def test_delete_asks_on_a_terminal(tmp_path: Path, answer: str, deleted: bool) -
         assert process.returncode == 1
         assert "Nothing deleted." in err
         assert ids(run("list", "--json", cwd=project, agent=demo_argv(data))) == [session_id]
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_a_reader_that_stops_early_gets_no_broken_pipe_message(
+    tmp_path: Path, acp_home: Paths, as_json: bool
+) -> None:
+    """`acp-tui sessions list --json | head -1`: the output is more than a pipe holds."""
+    data = tmp_path / "demo"
+    stamp = "2026-01-01T00:00:00Z"
+    seed(data, [(f"s-{n:05d}-{'x' * 40}", tmp_path, stamp) for n in range(3000)])
+    argv = [sys.executable, "-m", "acp_tui", "sessions", "list", "--all"]
+    argv += ["--json"] if as_json else []
+    argv += ["--", *demo_argv(data)]
+    child = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
+    assert child.stdout is not None
+    assert child.stderr is not None
+    first = child.stdout.readline()
+    child.stdout.close()  # like `head -1`
+    stderr = child.stderr.read().decode()
+    status = child.wait(timeout=TIMEOUT)
+    assert first
+    assert "Broken pipe" not in stderr
+    assert "Traceback" not in stderr
+    assert status in (0, 141)

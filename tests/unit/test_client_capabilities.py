@@ -197,7 +197,7 @@ def test_auth_methods_agent_terminal_and_unknown_types() -> None:
     assert caps.auth_methods == (
         AuthMethodInfo("plain", "Plain"),
         AuthMethodInfo("typed", "Typed agent", "d"),
-        AuthMethodInfo("future", "Future"),
+        AuthMethodInfo("future", "Future", unknown_type="env_var"),  # shown, never run
         AuthMethodInfo("tty", "TTY", terminal=True),
         AuthMethodInfo(
             "tty2",

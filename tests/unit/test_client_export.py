@@ -18,6 +18,7 @@ from acp_tui.client.export import (
     transcript_to_markdown,
     write_export,
 )
+from acp_tui.client.terminals import TerminalOutput
 from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.updates import SessionNotification
@@ -106,8 +107,24 @@ def test_tool_call_with_locations_diff_text_terminal_and_unknown(transcript: Tra
     assert ("diff", "--- /dev/null\n+++ /p/new.py\n@@ -0,0 +1 @@\n+x = 1\n") in found
     assert ("text", "some output\n") in found
     assert ("text", "[image image/png]\n") in found
-    assert "*Terminal `term-7`*" in md
+    assert "*Terminal `term-7`: its output is no longer available.*" in md
     assert "*Tool output of type `hologram` not exported.*" in md
+
+
+def test_terminal_output_is_exported_with_how_it_ended(transcript: Transcript) -> None:
+    apply(
+        transcript,
+        sessionUpdate="tool_call",
+        toolCallId="t1",
+        title="Run the tests",
+        kind="execute",
+        status="completed",
+        content=[{"type": "terminal", "terminalId": "term-1"}],
+    )
+    outputs = {"term-1": TerminalOutput("3 passed\n", False, 0, None, exited=True)}
+    md = transcript_to_markdown(transcript, terminals=outputs.get)
+    assert ("text", "3 passed\n") in fences(md)
+    assert "*Exited with exit code 0.*" in md
 
 
 def test_plan_is_a_task_list(transcript: Transcript) -> None:
@@ -133,6 +150,14 @@ def test_notices_are_italic_and_escaped(transcript: Transcript) -> None:
     md = export(transcript)
     assert "*Cancelled.*" in md
     assert r"*Error: bad \*thing\* happened*" in md
+
+
+def test_hints_about_the_app_are_left_out(transcript: Transcript) -> None:
+    transcript.add_notice("The agent exited with code 3.", "error")
+    transcript.add_notice("Press Ctrl+R to restart the agent.", "warning", hint=True)
+    md = export(transcript)
+    assert "exited with code 3" in md
+    assert "Ctrl+R" not in md
 
 
 @pytest.mark.parametrize("ticks", [3, 4, 7])

@@ -220,7 +220,10 @@ def test_v2_capabilities_come_from_the_session_object_and_its_markers() -> None:
     assert full.auth_methods == (
         AuthMethodInfo("a", "A"),
         AuthMethodInfo("t", "T", terminal=True, args=("--login",), env=(("K", "v"),)),
+        # a type this client does not know is listed (so the user sees it) but never run
+        AuthMethodInfo("x", "X", unknown_type="_sso"),
     )
+    assert not full.auth_methods[-1].usable
     # null markers mean unsupported, like omitted ones
     nulls = v2_caps({"session": {"delete": None, "prompt": {"image": None}}})
     assert not nulls.can_delete

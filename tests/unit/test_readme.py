@@ -206,13 +206,15 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.widgets.chat_pane import ChatPane
     from acp_tui.ui.widgets.find_bar import FindBar
     from acp_tui.ui.widgets.prompt_input import PromptInput
+    from acp_tui.ui.widgets.queue_view import QueueView
     from acp_tui.ui.widgets.root_list import RootList
     from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 
     return {
         "Anywhere": [AcpApp],
         "Chat": [ChatScreen, ChatPane],
-        "Prompt": [PromptInput],
+        "Prompt": [PromptInput, ChatPane],
+        "Queued messages": [QueueView],
         "Transcript": [TranscriptView],
         "Find bar": [FindBar],
         "Session browser": [SessionBrowser, SessionRows],

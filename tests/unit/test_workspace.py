@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from acp_tui.client.slots import DraftsReturned, SessionSlot
+import pytest
+
+from acp_tui.client.command import AgentCommand
+from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.slots import DraftsReturned, SessionsChanged, SessionSlot
+from acp_tui.client.transcript import NoticeEntry, Transcript
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.transcripts import RecordedUser
@@ -192,3 +198,125 @@ async def test_a_failing_listener_or_view_does_not_stop_the_recording(
         recorded = list(ws.cache.events(agent.key, slot.session_id))
         assert len(recorded) > 10
         assert ws.events.failures > 0
+
+
+async def test_a_background_permission_question_waits_for_its_tab(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    """It marks its tab and is asked once the user is there; the shown tab is never blocked."""
+    project = make_project(tmp_path)
+    asked = Scripted()
+    async with workspace(acp_home, project, asked) as (ws, watch):
+        agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
+        background = ws.open_new(agent)
+        shown = ws.open_new(agent)
+        await watch.until(lambda: background.state == shown.state == "ready")
+        ws.submit(background, "permission")
+        await watch.until(lambda: background.attention == "permission")
+        assert asked.asked == []
+        ws.submit(shown, "permission")  # the tab in front is asked at once
+        await watch.until(lambda: idle(shown))
+        assert asked.asked == ["permission"]
+        assert background.busy
+        ws.focus(background)
+        await watch.until(lambda: idle(background))
+        assert asked.asked == ["permission", "permission"]
+        assert background.attention is None
+
+
+async def test_an_agent_dying_under_a_background_tab_leaves_the_others_going(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        doomed_agent = ws.agent_for(demo_spec(tmp_path / "one", project))
+        other_agent = ws.agent_for(demo_spec(tmp_path / "two", project))
+        doomed = ws.open_new(doomed_agent)
+        other = ws.open_new(other_agent)
+        await watch.until(lambda: doomed.state == other.state == "ready")
+        ws.submit(doomed, "crash")
+        await watch.until(lambda: doomed.state == "agent_down")
+        assert doomed.attention == "failed"
+        assert other.state == "ready"
+        ws.submit(other, "still here")
+        await watch.until(lambda: idle(other) and "still here" in agent_text(other.transcript))
+
+
+async def test_an_unused_new_session_leaves_nothing_in_the_local_list(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
+        unused = ws.open_new(agent)
+        used = ws.open_new(agent)
+        await watch.until(lambda: unused.state == used.state == "ready")
+        assert unused.session is not None
+        assert used.session is not None
+        # Both are listed at once, for a browser showing this agent.
+        added = [e.added.session_id for e in watch.of(SessionsChanged) if e.added is not None]
+        assert added == [unused.session.session_id, used.session.session_id]
+        assert ws.cache.sessions(agent.key) == []  # nothing indexed before a prompt
+        ws.submit(used, "keep me")
+        await watch.until(lambda: idle(used) and "keep me" in users(used))
+        kept = used.session.session_id
+    # After the run, only the session that was used is in acp-tui's own list.
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
+        assert [s.session_id for s in ws.cache.sessions(agent.key)] == [kept]
+
+
+@pytest.mark.parametrize(
+    ("capabilities", "how"),
+    [("list,load,resume,fork", "replayed"), ("list,resume,fork", "local copy")],
+    ids=["agent-loads", "local-copy"],
+)
+async def test_a_fork_shows_the_history_it_starts_from(
+    tmp_path: Path, acp_home: Paths, capabilities: str, how: str
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        spec = demo_spec(tmp_path / "demo", project, "--capabilities", capabilities)
+        agent = ws.agent_for(spec)
+        parent = ws.open_new(agent)
+        await watch.until(lambda: parent.state == "ready")
+        ws.submit(parent, "the parent's words")
+        await watch.until(lambda: idle(parent) and "the parent's words" in users(parent))
+        assert parent.session is not None
+        info = SessionInfo(session_id=parent.session.session_id, cwd=str(project))
+        fork = ws.fork(agent, info)
+        await watch.until(lambda: fork.state == "ready")
+        assert fork.session is not None
+        assert fork.session.session_id != parent.session.session_id
+        assert users(fork) == ["the parent's words"]
+        notices = [e.text for e in fork.transcript.entries if isinstance(e, NoticeEntry)]
+        assert any("Forked from" in n and how in n for n in notices), notices
+        ws.submit(fork, "the fork's words")
+        await watch.until(lambda: idle(fork) and "the fork's words" in users(fork))
+        fork_id = fork.session.session_id
+        # The fork's own record starts with the parent's history: reopening it shows both.
+        again = Transcript(fork_id)
+        agent.history.replay_into(fork_id, again)
+        both = ["the parent's words", "the fork's words"]
+        assert [m.text for m in messages(again, "user")] == both
+
+
+@pytest.mark.parametrize(
+    ("argv", "said", "fix"),
+    [
+        (["no-such-agent-command-xyz"], "not found on PATH", "acp-tui agents list"),
+        ([sys.executable, "-c", "pass"], "before answering initialize", "--acp"),
+    ],
+    ids=["not-found", "exits-at-start"],
+)
+async def test_a_start_up_failure_is_said_in_the_transcript_with_the_fix_to_try(
+    tmp_path: Path, acp_home: Paths, argv: list[str], said: str, fix: str
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project))
+        slot = ws.open_new(agent)
+        await watch.until(lambda: slot.state == "agent_down")
+        notices = [e.text for e in slot.transcript.entries if isinstance(e, NoticeEntry)]
+        assert any(said in n for n in notices), notices
+        assert any(fix in n and "Ctrl+R tries again" in n for n in notices), notices

@@ -11,6 +11,7 @@ from typing import TypeVar
 import anyio
 
 from acp_tui.client.capabilities import AuthMethodInfo
+from acp_tui.client.interaction import TerminalRun
 from acp_tui.client.runtime import AgentRuntime
 from acp_tui.client.slots import SessionSlot, WorkspaceEvent
 from acp_tui.client.workspace import Workspace
@@ -57,9 +58,14 @@ class Scripted:
         self.asked.append("roots")
         return self.roots
 
-    async def run_terminal_login(self, argv: list[str], env: dict[str, str], cwd: Path) -> int:
+    async def run_terminal_login(
+        self, argv: list[str], env: dict[str, str], cwd: Path
+    ) -> TerminalRun:
         self.logins.append(argv)
-        return self.login_exit
+        if self.login_exit == 0 and argv[-1] == "--login":  # the demo agent's own login
+            result = await anyio.run_process(argv, input=b"yes\n", env=env, cwd=cwd, check=False)
+            return TerminalRun(result.returncode, result.stdout.decode())
+        return TerminalRun(self.login_exit)
 
 
 class Watch:

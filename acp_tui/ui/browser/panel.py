@@ -24,7 +24,7 @@ from textual.widgets import ProgressBar, Static
 from acp_tui.client.agent import AgentClient
 from acp_tui.client.runtime import AgentRuntime
 from acp_tui.client.session_list import SessionLister, display_title
-from acp_tui.client.slots import ActionProgress, SessionsChanged
+from acp_tui.client.slots import ActionProgress, SessionsChanged, SessionSlot
 from acp_tui.client.workspace import Workspace
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.methods import SessionInfo
@@ -182,8 +182,10 @@ class SessionBrowser(Vertical):
         self.run_worker(self.fetch_page(client, self.lister.generation), group="browser-page")
 
     async def fetch_page(self, client: AgentClient, generation: int) -> None:
+        ws, agent = self.workspace, self.agent
         try:
-            await self.lister.load_more(client)
+            # Through the Workspace: a login the agent asks for (-32000) is run first.
+            await self.lister.load_more(ws.listing(agent) if ws and agent else client)
         finally:
             if self.inflight == generation:
                 self.inflight = None
@@ -205,7 +207,7 @@ class SessionBrowser(Vertical):
         visible = self.lister.visible()
         state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
         self.rows.show_rows(visible, self.tags(), state)
-        self.update_header()
+        self.update_header(len(visible))
         self.update_actions()
 
     def tags(self) -> dict[str, list[str]]:
@@ -229,10 +231,10 @@ class SessionBrowser(Vertical):
             tags[shown] = mine + tags.get(shown, [])
         return tags
 
-    def update_header(self) -> None:
+    def update_header(self, shown: int | None = None) -> None:
         name = self.client.capabilities.display_name if self.client else "the agent"
         header = self.query_one("#browser-header", Static)
-        header.update(Text(sanitize(header_text(self.lister, name), TEXT_LIMIT)))
+        header.update(Text(sanitize(header_text(self.lister, name, shown), TEXT_LIMIT)))
 
     def why_unavailable(self, action: str, info: SessionInfo | None) -> str | None:
         if self.workspace is None or self.agent is None:
@@ -339,7 +341,10 @@ class SessionBrowser(Vertical):
         ws, agent = self.workspace, self.agent
         assert ws is not None
         assert agent is not None
-        if action in ("replay", "resume"):
+        open_in = ws.slot_showing(agent, info.session_id)
+        if action == "replay" and open_in is not None:
+            self.reload_or_show(ws, open_in)  # never a second session/load of a live session
+        elif action in ("replay", "resume"):
             ws.open_listed(agent, info, replay=action == "replay")
         elif action == "fork":
             ws.fork(agent, info)
@@ -347,6 +352,29 @@ class SessionBrowser(Vertical):
             self.run_worker(ws.close_listed(agent, info), group="browser-close")
         elif action == "delete":
             self.delete_sessions(ws, agent, self.rows.marked_infos() or [info])
+
+    @work(group="browser-open", exclusive=True, exit_on_error=False)
+    async def reload_or_show(self, ws: Workspace, slot: SessionSlot) -> None:
+        """The session is already open in a tab: show it, or reload it from the agent."""
+        from acp_tui.ui.dialogs.confirm import ConfirmDialog
+
+        number = ws.slots.index(slot) + 1 if slot in ws.slots else 0
+        close = (
+            "closed and " if slot.agent.capabilities and slot.agent.capabilities.can_close else ""
+        )
+        question = f"This session is already open in tab {number}. Reload it from the agent?"
+        dialog = ConfirmDialog(
+            question,
+            confirm_label="Reload",
+            cancel_label="Just show it",
+            note=f"Reloading: the session is {close}replayed by the agent in its tab.",
+            destructive=False,
+        )
+        if await self.app.push_screen_wait(dialog):
+            ws.focus(slot)
+            await ws.reload(slot)
+        else:
+            ws.focus(slot)
 
     @work(group="browser-delete", exclusive=True, exit_on_error=False)
     async def delete_sessions(

@@ -100,8 +100,9 @@ def row_state(lister: SessionLister, visible: Sequence[SessionInfo], *, busy: bo
     return RowState("end", f"{len(lister.rows)} session(s)")
 
 
-def header_text(lister: SessionLister, agent_name: str) -> str:
-    """The header: "Sessions", where they come from when local, and the filters."""
+def header_text(lister: SessionLister, agent_name: str, shown: int | None = None) -> str:
+    """The header: "Sessions", where they come from when local, the filters, and while a
+    search is typed how many of the loaded rows match it (``shown``)."""
     lines = ["Sessions"]
     if lister.local:
         lines.append(f"From acp-tui's local history: {agent_name} cannot list sessions")
@@ -110,6 +111,13 @@ def header_text(lister: SessionLister, agent_name: str) -> str:
         roots = ", ".join(str(d) for d in lister.additional_directories) or "none"
         scope += f" + exactly [{roots}]"
     lines.append(scope)
+    needle = lister.text.strip()
+    if needle and shown is not None:
+        loaded = len(lister.rows)
+        count = f"{shown} of {loaded} loaded match \u201c{needle}\u201d"
+        if not (lister.exhausted or lister.local):
+            count += " (more load as you scroll)"
+        lines.append(count)
     return "\n".join(lines)
 
 

@@ -60,7 +60,10 @@ class AuthDialog(ModalScreen[AuthMethodInfo | None]):
                 label = sanitize(method.name, LABEL_LIMIT)
                 if method.terminal:
                     label += "  (runs in this terminal)"
-                yield Button(Content(label), name=str(index))
+                elif method.unknown_type is not None:
+                    kind = sanitize(method.unknown_type, NAME_LIMIT)
+                    label += f"  (a login of type {kind!r}: acp-tui cannot run it)"
+                yield Button(Content(label), name=str(index), disabled=not method.usable)
                 if method.description:
                     description = safe_content(method.description, limit=TEXT_LIMIT)
                     yield Static(description, classes="auth-description")

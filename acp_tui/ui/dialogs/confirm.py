@@ -52,12 +52,22 @@ class ConfirmDialog(ModalScreen[bool]):
     AUTO_FOCUS = "#confirm-no"
 
     def __init__(
-        self, question: str, items: Sequence[str] = (), *, confirm_label: str = "Delete"
+        self,
+        question: str,
+        items: Sequence[str] = (),
+        *,
+        confirm_label: str = "Delete",
+        cancel_label: str = "Cancel",
+        note: str | None = "This cannot be undone.",
+        destructive: bool = True,
     ) -> None:
         super().__init__()
         self.question = question
         self.items = list(items)
         self.confirm_label = confirm_label
+        self.cancel_label = cancel_label
+        self.note = note
+        self.destructive = destructive
 
     def compose(self) -> ComposeResult:
         box = VerticalScroll(id="confirm-box")  # scrolls on a small terminal
@@ -66,15 +76,19 @@ class ConfirmDialog(ModalScreen[bool]):
             yield Static(Text(sanitize(self.question)), id="confirm-title")
             yield Static(Text(self.items_text()), id="confirm-items")
             with Horizontal(id="confirm-buttons"):
-                yield Button("Cancel", id="confirm-no")
-                yield Button(self.confirm_label, id="confirm-yes", variant="error")
+                yield Button(self.cancel_label, id="confirm-no")
+                if self.destructive:
+                    yield Button(self.confirm_label, id="confirm-yes", variant="error")
+                else:
+                    yield Button(self.confirm_label, id="confirm-yes", variant="primary")
 
     def items_text(self) -> str:
         shown = [f"• {sanitize(item)}" for item in self.items[:MAX_LISTED]]
         hidden = len(self.items) - MAX_LISTED
         if hidden > 0:
             shown.append(f"… and {hidden} more")
-        shown.append("This cannot be undone.")
+        if self.note:
+            shown.append(self.note)
         return "\n".join(shown)
 
     @on(Button.Pressed, "#confirm-yes")

@@ -61,6 +61,7 @@ class ChatPane(Vertical):
     """
 
     BINDINGS = [
+        Binding("ctrl+up", "focus_queue", "Queued", tooltip="Edit the queued messages"),
         Binding("ctrl+f", "find", "Find"),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
@@ -187,7 +188,8 @@ class ChatPane(Vertical):
         slot = self.slot
         if slot is None:
             return "starting the agent…"
-        if slot.state in ("starting", "agent_down") or not slot.status:
+        logging_in = slot.agent.login_cancel is not None
+        if logging_in or slot.state in ("starting", "agent_down") or not slot.status:
             return slot.agent.status
         return slot.status
 
@@ -208,7 +210,8 @@ class ChatPane(Vertical):
         parts = [sanitize(name, NAME_LIMIT), f"ACP v{version}", sanitize(str(cwd))]
         if roots:
             parts.append("+ " + ", ".join(sanitize(p.name or str(p), NAME_LIMIT) for p in roots))
-        if slot is not None and slot.state == "ready" and slot.agent.alive:
+        ready = slot is not None and slot.state == "ready" and slot.agent.alive
+        if slot is not None and ready and slot.agent.login_cancel is None:
             state = slot.transcript.state
             parts.append(STATE_LABELS.get(state, sanitize(state)))
         else:
@@ -228,6 +231,16 @@ class ChatPane(Vertical):
             queue.show_queue(self.early, EARLY_REASON)
         else:
             queue.show_queue([Queued(p.id, p.text) for p in slot.queue], slot.queue_reason())
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_queue":  # offered while something waits
+            return bool(self.query_one(QueueView).queued)
+        return True
+
+    def action_focus_queue(self) -> None:
+        """Into the queued messages: Enter or e edits one, Delete removes it, Esc returns."""
+        self.query_one(QueueView).focus()
 
     # -- what the user does ----------------------------------------------------------------
 
@@ -250,6 +263,7 @@ class ChatPane(Vertical):
         if text is not None:
             prompt = self.prompt
             prompt.load_text(text if not prompt.text.strip() else f"{prompt.text}\n{text}")
+            prompt.move_cursor(prompt.document.end)
             prompt.focus()
 
     @on(QueueView.RemoveRequested)
@@ -307,11 +321,14 @@ class ChatPane(Vertical):
             self.workspace.set_option(self.slot, event.config_id, event.value)
 
     def cancel_turn(self) -> None:
-        if self.slot is not None and self.workspace is not None:
-            self.workspace.cancel_turn(self.slot)
+        """Esc: give up a login under way, else cancel the running turn."""
+        slot, ws = self.slot, self.workspace
+        if slot is not None and ws is not None and not ws.cancel_login(slot.agent):
+            ws.cancel_turn(slot)
 
     def return_drafts(self, texts: tuple[str, ...]) -> None:
         """Queued prompts came back: put them in the editor, after what is there."""
         prompt = self.prompt
         parts = [prompt.text.rstrip()] if prompt.text.strip() else []
         prompt.load_text("\n\n".join([*parts, *texts]))
+        prompt.move_cursor(prompt.document.end)

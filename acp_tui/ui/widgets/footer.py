@@ -1,11 +1,17 @@
-"""Provides KeyFooter: Textual's compact footer, showing only the keys that fit whole.
+"""Provides QuietFooter: Textual's compact footer, redrawn only when its keys change, showing
+only the keys that fit whole.
 
-Textual's footer scrolls sideways when its keys are wider than the terminal, so on 80 columns
-a key's label is cut in two under the command palette's key, and the palette key, docked right
-with the margin every compact key has, leaves the last column to whatever scrolled beneath it
-(the junk in ``^p palettet``). This footer gives the palette key the last column and shows the
-keys in order (those of the focused widget first) as long as they fit whole; the others are
-left out until the terminal is wider. Every key is in the command palette's key panel anyway.
+Textual's Footer recomposes all its keys whenever the focus moves, even between two widgets
+with the same bindings (two tabs' prompts): tens of milliseconds each time, most of a tab
+switch. This one compares what it would show and leaves itself alone when nothing changed.
+
+Textual's footer also scrolls sideways when its keys are wider than the terminal, so on 80
+columns a key's label is cut in two under the command palette's key, and the palette key,
+docked right with the margin every compact key has, leaves the last column to whatever
+scrolled beneath it (the junk in ``^p palettet``). This footer gives the palette key the last
+column and shows the keys in order (those of the focused widget first) as long as they fit
+whole; the others are left out until the terminal is wider. Every key is in the command
+palette's key panel anyway.
 """
 
 from __future__ import annotations
@@ -13,22 +19,44 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
-__all__ = ["KeyFooter"]
+__all__ = ["QuietFooter"]
+
+Shown = tuple[tuple[str, str, str, bool, str | None], ...]
 
 
-class KeyFooter(Footer):
-    """A compact footer that never cuts a key in two."""
+def shown_keys(screen: Screen[object]) -> Shown:
+    """What the footer would show: each shown binding's key, action, label, state, tip."""
+    return tuple(
+        (binding.key, binding.action, binding.description, enabled, tooltip or binding.tooltip)
+        for (_node, binding, enabled, tooltip) in screen.active_bindings.values()
+        if binding.show
+    )
+
+
+class QuietFooter(Footer):
+    """A compact footer that recomposes only when its keys change and never cuts one."""
 
     DEFAULT_CSS = """
-    KeyFooter.-compact FooterKey.-command-palette { margin-right: 0; }
+    QuietFooter.-compact FooterKey.-command-palette { margin-right: 0; }
     """
+
+    _shown: Shown | None = None
 
     def __init__(self) -> None:
         super().__init__(compact=True)
         self._laid_out_for = 0
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            shown = shown_keys(screen)
+            if shown == self._shown and self._bindings_ready:
+                return
+            self._shown = shown
+        super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
         widgets = list(super().compose())

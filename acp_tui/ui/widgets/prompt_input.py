@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.message import Message
@@ -62,8 +62,10 @@ class PromptInput(TextArea):
     """
 
     BINDINGS = [
-        Binding("enter", "submit", "Send", show=False, priority=True),  # the placeholder says it
-        Binding("shift+enter,ctrl+j", "newline", "New line", show=False, priority=True),
+        # Handled in `_on_key`, in order with the typed characters; listed for the key panel
+        # (not the footer: the placeholder says it, and 80 columns are few).
+        Binding("enter", "submit", "Send", show=False),
+        Binding("shift+enter,ctrl+j", "newline", "New line", show=False),
         Binding("tab", "accept_completion", "Complete", show=False),
         Binding("escape", "close_completion", "Close the list", show=False),
         Binding("ctrl+home", "cursor_draft_edge(False)", "Start", show=False),
@@ -120,6 +122,23 @@ class PromptInput(TextArea):
         self.update_completion()
 
     # -- sending -------------------------------------------------------------------------------
+
+    ORDERED_KEYS = {"enter": "submit", "shift+enter": "newline", "ctrl+j": "newline"}
+    """Keys acted on where the characters are inserted. A priority (App-level) binding runs
+    before the characters queued ahead of it reach the editor: fast typing then sent a prompt
+    cut short (`ch` of `check 130`) and glued the rest to the next one."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        action = self.ORDERED_KEYS.get(event.key)
+        if action is None:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        if action == "submit":
+            self.action_submit()
+        else:
+            self.action_newline()
 
     def action_submit(self) -> None:
         choice = self.completion_list.chosen() if self.completion_list.is_open else None

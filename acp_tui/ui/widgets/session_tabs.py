@@ -8,11 +8,13 @@ while only one session is open (the status line already names it).
 
 from __future__ import annotations
 
+from textual import on
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import Tab, Tabs
 
 from acp_tui.client.slots import SessionSlot
+from acp_tui.ui.messages import TabChosen
 from acp_tui.ui.safe_text import sanitize
 
 __all__ = ["SessionTabs", "slot_of_tab", "tab_id", "tab_label"]
@@ -101,3 +103,11 @@ class SessionTabs(Tabs):
         if self.query(f"#{tab_id(wanted)}"):
             with self.prevent(Tabs.TabActivated):
                 self.active = tab_id(wanted)
+
+    @on(Tabs.TabActivated)
+    def tab_clicked(self, event: Tabs.TabActivated) -> None:
+        """A tab was picked (the screen switches, through the Workspace)."""
+        event.stop()
+        slot_id = slot_of_tab(event.tab.id)
+        if slot_id is not None:
+            self.post_message(TabChosen(slot_id))
