@@ -1,4 +1,8 @@
-"""Provides the demo agent's session modes and config options (mode, model, verbose)."""
+"""Provides the demo agent's session modes and config options (mode, model, verbose).
+
+The smart model has an effort picker too, as real agents add one for a model that reasons
+(opencode does): choosing the model changes the set of pickers, which clients must follow.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +19,17 @@ MODELS: list[dict[str, str]] = [
     {"value": "demo-fast", "name": "Demo fast", "description": "Quick, terse answers"},
     {"value": "demo-smart", "name": "Demo smart", "description": "Slower, thoughtful answers"},
 ]
+EFFORTS: list[dict[str, str]] = [
+    {"value": "low", "name": "Low effort"},
+    {"value": "high", "name": "High effort"},
+]
+SMART_MODEL = "demo-smart"
+DEFAULT_EFFORT = "low"
 DEFAULT_MODE = "ask"
 DEFAULT_MODEL = "demo-fast"
 MODE_IDS = frozenset(m["id"] for m in MODES)
 MODEL_IDS = frozenset(m["value"] for m in MODELS)
+EFFORT_IDS = frozenset(e["value"] for e in EFFORTS)
 
 
 def modes_state(record: SessionRecord) -> dict[str, Any]:
@@ -45,6 +56,16 @@ def config_options(record: SessionRecord, *, boolean: bool) -> list[dict[str, An
             "options": [dict(m) for m in MODELS],
         },
     ]
+    if record.config.get("model") == SMART_MODEL:
+        options.append(
+            {
+                "id": "effort",
+                "name": "Effort",
+                "type": "select",
+                "currentValue": str(record.config.get("effort", DEFAULT_EFFORT)),
+                "options": [dict(e) for e in EFFORTS],
+            }
+        )
     if boolean:
         options.append(
             {
@@ -85,6 +106,12 @@ def set_config_option(
                 f"unknown model {value!r}; expected one of {sorted(MODEL_IDS)}"
             )
         record.config["model"] = value
+    elif config_id == "effort" and record.config.get("model") == SMART_MODEL:
+        if kind not in (None, "select") or value not in EFFORT_IDS:
+            raise RpcError.invalid_params(
+                f"unknown effort {value!r}; expected one of {sorted(EFFORT_IDS)}"
+            )
+        record.config["effort"] = value
     elif config_id == "verbose" and boolean:
         if kind != "boolean" or not isinstance(value, bool):
             raise RpcError.invalid_params(

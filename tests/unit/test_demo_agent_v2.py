@@ -255,6 +255,6 @@ async def test_login_config_options_and_logout(data_dir: Path, tmp_path: Path) -
         result = await client.call("session/set_config_option", params)
         validate("schema.json", "SetSessionConfigOptionResponse", result, "set_config_option")
         values = {o["configId"]: o["currentValue"] for o in result["configOptions"]}
-        assert values == {"mode": "ask", "model": "demo-smart", "verbose": False}
+        assert values == {"mode": "ask", "model": "demo-smart", "effort": "low", "verbose": False}
         assert await client.call("auth/logout", {}) == {}
         await expect_error(client, -32000, "session/list", {})
