@@ -31,6 +31,13 @@ from acp_tui.client.dialects.events import (
     TurnStateChanged,
     apply_event,
 )
+from acp_tui.client.elicitation import (
+    Elicitation,
+    ElicitationHandler,
+    UrlQuestions,
+    cancel_elicitation,
+    check_request,
+)
 from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
 from acp_tui.client.launch import LaunchSpec
 from acp_tui.client.listeners import Listeners
@@ -39,6 +46,7 @@ from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permis
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
+from acp_tui.protocol.client_methods import CompleteElicitationNotification
 from acp_tui.protocol.connection import Connection, describe_validation_error
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
 from acp_tui.protocol.updates import SessionUpdate
@@ -63,7 +71,8 @@ class MalformedResponse(AgentError):
 
 
 def client_capabilities() -> ClientCapabilities:
-    """What acp-tui serves, honestly: fs, terminals, terminal login, boolean config options.
+    """What acp-tui serves, honestly: fs, terminals, terminal login, boolean config options,
+    elicitation forms and URLs.
 
     ``_meta["terminal-auth"]`` is the older way agents (claude-agent-acp, opencode, kimi) ask
     whether a client runs terminal logins; without it some offer no terminal login at all.
@@ -74,6 +83,7 @@ def client_capabilities() -> ClientCapabilities:
             "terminal": True,
             "auth": {"terminal": True},
             "session": {"configOptions": {"boolean": {}}},
+            "elicitation": {"form": {}, "url": {}},
             "_meta": {"terminal-auth": True},
         }
     )
@@ -88,10 +98,14 @@ class AgentClient(SessionCalls):
         process: AgentProcess,
         *,
         permission_handler: PermissionHandler = refuse_permission,
+        elicitation_handler: ElicitationHandler = cancel_elicitation,
     ) -> None:
         self.launch = launch
         self.process = process
         self.permission_handler = permission_handler
+        self.elicitation_handler = elicitation_handler
+        self.url_questions = UrlQuestions()
+        """URL elicitations being asked (`elicitation/complete` finds them by id)."""
         self.connection = Connection(
             process.stdout,
             process.stdin,
@@ -224,6 +238,8 @@ class AgentClient(SessionCalls):
                 )
                 return {"outcome": {"outcome": "cancelled"}}
             return await session.ask_permission(self.permission_handler, request)
+        if method == "elicitation/create":
+            return await self.elicit(params)
         if not self.dialect.serves_client_methods:
             raise RpcError.method_not_found(method)
         if method == "fs/read_text_file":
@@ -234,7 +250,45 @@ class AgentClient(SessionCalls):
             return await self._session_for(params).handle_terminal(method, params)
         raise RpcError.method_not_found(method)
 
+    async def elicit(self, params: Any) -> dict[str, Any]:
+        """`elicitation/create`: ask the user through the elicitation handler.
+
+        A session-scoped question for a session this client does not have open is refused with
+        -32002 (resource not found), as every other session request is; what this client cannot
+        ask (an unknown mode, a form without a schema...) with -32602.
+        """
+        request, form = check_request(params)
+        elicitation = Elicitation(request, request.session_id, form=form)
+        session = None
+        if request.session_id is not None:
+            session = self._session_for(params)
+            if request.tool_call_id:
+                entry = session.transcript.tool_call(request.tool_call_id)
+                elicitation.tool_title = entry.title if entry is not None else None
+        else:
+            elicitation.during = self.connection.pending_method(request.request_id)
+        with self.url_questions.asking(elicitation):
+            if session is not None:
+                answer = await session.ask_elicitation(self.elicitation_handler, elicitation)
+            else:
+                answer = await self.elicitation_handler(elicitation)
+        return answer.to_wire()
+
+    def elicitation_complete(self, params: Any) -> None:
+        """`elicitation/complete`: the URL elicitation it names is done (see `UrlQuestions`)."""
+        try:
+            note = CompleteElicitationNotification.model_validate(params)
+        except ValidationError as exc:
+            log.warning(
+                "skipping a malformed elicitation/complete: %s", describe_validation_error(exc)
+            )
+            return
+        self.url_questions.complete(note.elicitation_id)
+
     async def _on_notification(self, method: str, params: Any) -> None:
+        if method == "elicitation/complete":
+            self.elicitation_complete(params)
+            return
         if method != "session/update":
             log.debug("ignoring notification %s", method)
             return
@@ -298,13 +352,19 @@ async def connect(
     launch: LaunchSpec,
     *,
     permission_handler: PermissionHandler = refuse_permission,
+    elicitation_handler: ElicitationHandler = cancel_elicitation,
     paths: Paths | None = None,
     init_timeout: float = 30.0,
 ) -> AsyncIterator[AgentClient]:
     """Launch the agent, initialize it, and yield the client; shut everything down on exit."""
     paths = paths or get_paths()
     async with spawn_agent(launch.agent, log_dir=paths.log_dir) as process:
-        client = AgentClient(launch, process, permission_handler=permission_handler)
+        client = AgentClient(
+            launch,
+            process,
+            permission_handler=permission_handler,
+            elicitation_handler=elicitation_handler,
+        )
         # Raised after the task group is left, so callers get the error itself (AgentExited,
         # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
         failure: Exception | None = None

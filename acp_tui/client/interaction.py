@@ -1,7 +1,8 @@
 """Provides Interaction: the questions only the user can answer, and Headless, nobody to ask.
 
 The Workspace asks through an Interaction (the app answers with dialogs); a headless command
-gives `Headless`, which approves nothing, logs in with nothing and drops no roots.
+gives `Headless`, which approves nothing, answers no elicitation (``cancel``: nobody saw it, so
+``decline`` would be a lie), logs in with nothing and drops no roots.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from acp_tui.client.elicitation import CANCELLED
 from acp_tui.protocol.client_methods import (
     CancelledPermissionOutcome,
     RequestPermissionOutcome,
@@ -18,6 +20,7 @@ from acp_tui.protocol.client_methods import (
 
 if TYPE_CHECKING:
     from acp_tui.client.capabilities import AuthMethodInfo
+    from acp_tui.client.elicitation import Answer, Elicitation
     from acp_tui.client.runtime import AgentRuntime
     from acp_tui.client.slots import SessionSlot
 
@@ -38,6 +41,12 @@ class Interaction(Protocol):
     async def ask_permission(
         self, slot: SessionSlot, request: RequestPermissionRequest
     ) -> RequestPermissionOutcome: ...
+
+    async def ask_elicitation(
+        self, agent: AgentRuntime, slot: SessionSlot | None, elicitation: Elicitation
+    ) -> Answer:
+        """Ask a form or URL question; ``slot`` is None for a request-scoped one."""
+        ...
 
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
@@ -63,6 +72,11 @@ class Headless:
         self, slot: SessionSlot, request: RequestPermissionRequest
     ) -> RequestPermissionOutcome:
         return CancelledPermissionOutcome()
+
+    async def ask_elicitation(
+        self, agent: AgentRuntime, slot: SessionSlot | None, elicitation: Elicitation
+    ) -> Answer:
+        return CANCELLED
 
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str

@@ -30,6 +30,7 @@ from acp_tui.protocol.jsonrpc import RpcError
 
 if TYPE_CHECKING:
     from acp_tui.client.agent import AgentClient
+    from acp_tui.client.elicitation import ElicitationHandler
     from acp_tui.client.session import PermissionHandler
     from acp_tui.config.paths import Paths
     from acp_tui.store.transcripts import TranscriptCache
@@ -53,6 +54,8 @@ class Hooks(Protocol):
     async def terminal_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool: ...
 
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler: ...
+
+    def elicitation_handler(self, agent: AgentRuntime) -> ElicitationHandler: ...
 
 
 Connect = Callable[..., AbstractAsyncContextManager["AgentClient"]]
@@ -197,6 +200,7 @@ class AgentRuntime:
             async with connect(
                 self.launch,
                 permission_handler=self.hooks.permission_handler(self),
+                elicitation_handler=self.hooks.elicitation_handler(self),
                 paths=self.paths,
             ) as client:
                 self._starting = None  # up: stop and restart go through the wake event

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
+from acp_tui.client.elicitation import CANCELLED, Answer, Elicitation, ElicitationHandler
 from acp_tui.client.fs import FileSystem
 from acp_tui.client.roots import RootSet
 from acp_tui.client.terminals import TerminalManager, TerminalOutput
@@ -38,6 +39,8 @@ from acp_tui.protocol.client_methods import (
     WriteTextFileRequest,
 )
 from acp_tui.protocol.jsonrpc import RpcError
+
+_T = TypeVar("_T")
 
 PermissionHandler = Callable[
     ["LiveSession", RequestPermissionRequest], Awaitable[RequestPermissionOutcome]
@@ -88,34 +91,49 @@ class LiveSession:
     def title(self) -> str | None:
         return self.transcript.title
 
-    # -- permission ------------------------------------------------------------------------
+    # -- questions: permission and elicitation -----------------------------------------------
 
     async def ask_permission(
         self, handler: PermissionHandler, request: RequestPermissionRequest
     ) -> dict[str, Any]:
         """Run the permission handler; `cancel_pending_permissions` answers it `cancelled`."""
-        outcome: RequestPermissionOutcome = CancelledPermissionOutcome()
+        outcome = await self._asking(lambda: handler(self, request))
+        if outcome is None:
+            outcome = CancelledPermissionOutcome()
+        return RequestPermissionResponse(outcome=outcome).to_wire()
+
+    async def ask_elicitation(
+        self, handler: ElicitationHandler, elicitation: Elicitation
+    ) -> Answer:
+        """Run the elicitation handler; `cancel_pending_permissions` answers it `cancel`."""
+        answer = await self._asking(lambda: handler(elicitation))
+        return CANCELLED if answer is None else answer
+
+    async def _asking(self, ask: Callable[[], Awaitable[_T]]) -> _T | None:
+        """Run a question for the user while the session requires action; None if the
+        session's cancel withdrew it."""
+        answer: _T | None = None
         self.transcript.set_state("requires_action")
         try:
             with anyio.CancelScope() as scope:
                 self._permission_scopes.add(scope)
-                outcome = await handler(self, request)
+                answer = await ask()
         finally:
             self._permission_scopes.discard(scope)
             if not self._permission_scopes:
                 self.transcript.set_state("running" if self._prompt_pending else "idle")
-        if scope.cancelled_caught:
-            outcome = CancelledPermissionOutcome()
-        return RequestPermissionResponse(outcome=outcome).to_wire()
+        return None if scope.cancelled_caught else answer
 
     def cancel_pending_permissions(self) -> int:
-        """Answer every pending permission request of this session `cancelled`."""
+        """Withdraw every question of this session waiting for the user (permissions are
+        answered `cancelled`, elicitations `cancel`); returns how many."""
         for scope in list(self._permission_scopes):
             scope.cancel()
         return len(self._permission_scopes)
 
     @property
     def pending_permissions(self) -> int:
+        """Questions (permissions and elicitations) of this session waiting for the user."""
         return len(self._permission_scopes)
 
     # -- file system ---------------------------------------------------------------------------

@@ -32,6 +32,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from acp_tui.client.agent import connect
+from acp_tui.client.elicitation import ACCEPTED, CANCELLED, Answer, Elicitation, ElicitationHandler
 from acp_tui.client.errors import AgentError, LoginRestart, what_to_try
 from acp_tui.client.interaction import Headless, Interaction
 from acp_tui.client.launch import LaunchSpec
@@ -107,7 +108,7 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
         self._next_id = 0
         self._unwatch: dict[int, Callable[[], None]] = {}
         self.permissions = PermissionQueue(refuse_permission)
-        """Every agent's permission requests, asked one at a time, in order."""
+        """Every agent's questions (permissions, elicitations), asked one at a time, in order."""
 
     # -- life ------------------------------------------------------------------------------------
 
@@ -240,6 +241,31 @@ class Workspace(Login, Prompting, Opening, ListedSessions):
                 return await self.permissions.ask(live, request, ask_user)
             finally:
                 if slot.attention == "permission":
+                    self.clear_attention(slot)
+
+        return ask
+
+    def elicitation_handler(self, agent: AgentRuntime) -> ElicitationHandler:
+        """Elicitations wait their turn with the permission requests; a session-scoped one is
+        asked over its tab (none shows it: cancelled), a request-scoped one over any tab."""
+
+        async def ask(elicitation: Elicitation) -> Answer:
+            slot = None
+            if elicitation.session_id is not None:
+                slot = self.slot_showing(agent, elicitation.session_id)
+                if slot is None:
+                    return CANCELLED
+                self._want_attention(slot, "permission")
+
+            async def ask_user() -> Answer:
+                if elicitation.completed.is_set():  # done while it waited: nothing to ask
+                    return ACCEPTED
+                return await self.interaction.ask_elicitation(agent, slot, elicitation)
+
+            try:
+                return await self.permissions.turn(ask_user)
+            finally:
+                if slot is not None and slot.attention == "permission":
                     self.clear_attention(slot)
 
         return ask

@@ -77,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         "authenticate succeeds",
     )
     parser.add_argument(
+        "--auth-elicit",
+        action="store_true",
+        help="with --require-auth: ask the user for an account name (an elicitation tied to "
+        "the authenticate request, before any session) before logging in",
+    )
+    parser.add_argument(
         "--login",
         action="store_true",
         help="run the interactive terminal login (what a client's terminal auth method runs) "
@@ -186,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         page_size=args.page_size,
         capabilities=args.capabilities,
         require_auth=args.require_auth,
+        auth_elicit=args.auth_elicit,
         auth_on=args.auth_on,
         auth_style=args.auth_style,
         fault=args.fault,

@@ -45,6 +45,8 @@ class AgentOptions:
     """The highest protocol version served (2: the v2 draft dialect, when the client offers 2)."""
     hostile: str | None = None
     """When set, every display string the agent writes is replaced by this text (tests)."""
+    auth_elicit: bool = False
+    """Ask the user a question (a request-scoped elicitation) during `authenticate`."""
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities
@@ -77,6 +79,8 @@ class ClientCaps:
     terminal_auth: bool = False
     agent_terminals: bool = False
     """ACP v2: no client terminals; the agent runs commands itself and reports their output."""
+    elicitation_form: bool = False
+    elicitation_url: bool = False
 
     @classmethod
     def from_wire(cls, caps: Any) -> ClientCaps:
@@ -87,10 +91,21 @@ class ClientCaps:
         session = caps.get("session") if isinstance(caps.get("session"), dict) else {}
         config = session.get("configOptions") if isinstance(session, dict) else None
         auth = caps.get("auth") if isinstance(caps.get("auth"), dict) else {}
+        form, url = elicitation_modes(caps)
         return cls(
             read_text_file=_flag(fs.get("readTextFile")) if isinstance(fs, dict) else False,
             write_text_file=_flag(fs.get("writeTextFile")) if isinstance(fs, dict) else False,
             terminal=_flag(caps.get("terminal")),
             boolean_config=isinstance(config, dict) and _marker(config.get("boolean")),
             terminal_auth=isinstance(auth, dict) and _flag(auth.get("terminal")),
+            elicitation_form=form,
+            elicitation_url=url,
         )
+
+
+def elicitation_modes(caps: Any) -> tuple[bool, bool]:
+    """Whether ``caps.elicitation`` advertises forms and URLs (object markers, v1 and v2)."""
+    elicitation = caps.get("elicitation") if isinstance(caps, dict) else None
+    if not isinstance(elicitation, dict):
+        return False, False
+    return _marker(elicitation.get("form")), _marker(elicitation.get("url"))

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from acp_tui.demo_agent import tools
+from acp_tui.demo_agent import asking, tools
 from acp_tui.demo_agent.turn import TurnContext, new_id
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,15 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
                     N concurrent session/request_permission requests, then the answers
                     in the order they came; with cancel K, request K is withdrawn
                     ($/cancel_request) once request 1 is answered
+  ask               elicitation/create: a form with every kind of field, tied to a tool
+                    call; the reply shows the answer
+  ask-url [never|SECONDS] [URL]
+                    elicitation/create in URL mode; elicitation/complete after SECONDS
+                    (default 10), or never: then the answer alone ends it
+  ask-flood N [cancel K]
+                    N concurrent form elicitations, then the answers in the order they
+                    came; with cancel K, question K is withdrawn once question 1 is answered
+  ask-bad           elicitations a client must refuse (unknown session, unknown mode...)
   read [PATH]       fs/read_text_file of PATH or <cwd>/README.md
   write             fs/write_text_file of <cwd>/demo-output.txt
   terminal, run     terminal/create + wait_for_exit + output + release (v2: runs it
@@ -51,11 +60,21 @@ KEYWORDS = frozenset(
     {
         "think", "plan", "stream", "markdown", "code", "diff", "edit", "permission", "read",
         "write", "terminal", "run", "slow", "malformed", "huge", "crash", "hang", "usage", "title",
+        "ask",
     }
 )  # fmt: skip
 FLOOD = "permission-flood"
 MAX_FLOOD = 500
 _FLOOD = re.compile(r"\bpermission-flood\s+(\d+)(?:\s+cancel\s+(\d+))?", re.IGNORECASE)
+ASK_URL = "ask-url"
+ASK_FLOOD = "ask-flood"
+ASK_BAD = "ask-bad"
+_ASK_URL = re.compile(
+    r"\bask-url\b(?:[ \t]+(never|\d+(?:\.\d+)?)\b)?(?:[ \t]+([a-z][a-z0-9+.-]*:\S*))?",
+    re.IGNORECASE,
+)
+_ASK_FLOOD = re.compile(r"\bask-flood\s+(\d+)(?:\s+cancel\s+(\d+))?", re.IGNORECASE)
+_ASK_BAD = re.compile(r"\bask-bad\b", re.IGNORECASE)
 
 COMMANDS: list[dict[str, Any]] = [
     {"name": "help", "description": "List the demo agent's keywords"},
@@ -103,6 +122,10 @@ class Keywords:
     help: bool = False
     flood_count: int = 0
     flood_cancel: int | None = None
+    url_complete_after: float | None = asking.URL_COMPLETE_AFTER
+    url: str | None = None
+    ask_flood_count: int = 0
+    ask_flood_cancel: int | None = None
 
     def has(self, *names: str) -> bool:
         return any(name in self.words for name in names)
@@ -112,13 +135,29 @@ def prompt_text(blocks: list[dict[str, Any]]) -> str:
     return "\n".join(b["text"] for b in blocks if b.get("type") == "text")
 
 
+def _cut(text: str, match: re.Match[str] | None) -> str:
+    """``text`` without the match: a compound keyword's words are not keywords of their own."""
+    return text if match is None else text[: match.start()] + text[match.end() :]
+
+
 def parse(text: str) -> Keywords:
     flood = _FLOOD.search(text)
-    if flood is not None:  # its words are not keywords of their own ("permission")
-        text = text[: flood.start()] + text[flood.end() :]
+    text = _cut(text, flood)
+    ask_url = _ASK_URL.search(text)
+    text = _cut(text, ask_url)
+    ask_flood = _ASK_FLOOD.search(text)
+    text = _cut(text, ask_flood)
+    ask_bad = _ASK_BAD.search(text)
+    text = _cut(text, ask_bad)
     words = frozenset(re.findall(r"[a-z]+", text.lower())) & KEYWORDS
-    if flood is not None:
-        words |= {FLOOD}
+    for name, match in ((FLOOD, flood), (ASK_URL, ask_url), (ASK_FLOOD, ask_flood)):
+        if match is not None:
+            words |= {name}
+    if ask_bad is not None:
+        words |= {ASK_BAD}
+    after: float | None = asking.URL_COMPLETE_AFTER
+    if ask_url is not None and ask_url.group(1):
+        after = None if ask_url.group(1).lower() == "never" else float(ask_url.group(1))
     count = re.search(r"\bstream\s+(\d+)", text, re.IGNORECASE)
     path = re.search(r"\bread\s+(\S+)", text, re.IGNORECASE)
     title = re.search(r"\btitle\b[ \t:]*([^\n]*)", text, re.IGNORECASE)
@@ -130,6 +169,10 @@ def parse(text: str) -> Keywords:
         help=text.strip().lower().startswith("/help"),
         flood_count=min(int(flood.group(1)), MAX_FLOOD) if flood else 0,
         flood_cancel=int(flood.group(2)) if flood and flood.group(2) else None,
+        url_complete_after=after,
+        url=ask_url.group(2) if ask_url is not None and ask_url.group(2) else None,
+        ask_flood_count=min(int(ask_flood.group(1)), asking.MAX_ASK_FLOOD) if ask_flood else 0,
+        ask_flood_cancel=int(ask_flood.group(2)) if ask_flood and ask_flood.group(2) else None,
     )
 
 
@@ -280,6 +323,10 @@ async def _tool_steps(ctx: TurnContext, kw: Keywords) -> list[str | None]:
         (("diff", "edit"), tools.diff),
         (("permission",), tools.permission),
         ((FLOOD,), lambda c: tools.permission_flood(c, kw.flood_count, kw.flood_cancel)),
+        (("ask",), asking.ask),
+        ((ASK_URL,), lambda c: asking.ask_url(c, kw.url_complete_after, kw.url)),
+        ((ASK_FLOOD,), lambda c: asking.ask_flood(c, kw.ask_flood_count, kw.ask_flood_cancel)),
+        ((ASK_BAD,), asking.ask_bad),
         (("read",), lambda c: tools.read(c, kw.read_path)),
         (("write",), tools.write),
         (("terminal", "run"), tools.terminal),

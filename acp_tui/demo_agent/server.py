@@ -36,10 +36,19 @@ from acp_tui.demo_agent.settings import (
 from acp_tui.demo_agent.stdio import Output
 from acp_tui.demo_agent.store import SessionRecord, SessionStore
 from acp_tui.demo_agent.turn import TurnContext
-from acp_tui.protocol.connection import Connection
+from acp_tui.protocol.connection import Connection, incoming_request_id
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
 log = logging.getLogger(__name__)
+
+AUTH_ELICIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "account": {"type": "string", "title": "Account", "minLength": 1, "default": "demo"},
+        "remember": {"type": "boolean", "title": "Remember me", "default": False},
+    },
+    "required": ["account"],
+}
 
 Handler = Callable[[P.Params], Awaitable[Any]]
 Requester = Callable[[str, Any], Awaitable[Any]]
@@ -314,8 +323,23 @@ class DemoAgent:
         if self.options.fault == "login-hangs":
             log.warning("fault login-hangs: never answering %s", self.login_method)
             await anyio.sleep_forever()  # until the client cancels the request
+        if self.options.auth_elicit and self.client.elicitation_form:
+            await self._ask_account()
         self.authenticated = True
         return {}
+
+    async def _ask_account(self) -> None:
+        """``--auth-elicit``: a question tied to this `authenticate` (before any session)."""
+        params = {
+            "requestId": incoming_request_id.get(),
+            "mode": "form",
+            "message": "Which demo account should I log in as?",
+            "requestedSchema": AUTH_ELICIT_SCHEMA,
+        }
+        answer = await self.conn.request("elicitation/create", params)
+        action = answer.get("action") if isinstance(answer, dict) else None
+        if action != "accept":
+            raise RpcError(ErrorCode.AUTH_REQUIRED, f"Not logged in: the answer was {action!r}")
 
     # -- session lifecycle ----------------------------------------------------------------
 
@@ -479,5 +503,6 @@ class DemoAgent:
             emit=emit,
             request=request,
             write_raw=self.output.send,
+            notify=self.conn.notify,
             delay=self.options.delay_ms / 1000,
         )

@@ -60,6 +60,8 @@ class TurnContext:
     emit: Callable[[Update], Awaitable[None]]
     request: Callable[[str, Any], Awaitable[Any]]
     write_raw: Callable[[bytes], Awaitable[None]]
+    notify: Callable[[str, Any], Awaitable[None]] | None = None
+    """Sends a notification to the client (``elicitation/complete``)."""
     delay: float = 0.0
     reply_chars: int = 0
 
@@ -74,6 +76,10 @@ class TurnContext:
     @property
     def verbose(self) -> bool:
         return self.record.config.get("verbose") is True
+
+    async def notify_client(self, method: str, params: Any) -> None:
+        if self.notify is not None:
+            await self.notify(method, params)
 
     async def pause(self) -> None:
         """The gap between two chunks; always a cancellation point."""

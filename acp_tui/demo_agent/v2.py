@@ -27,7 +27,7 @@ import anyio
 
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
-from acp_tui.demo_agent.options import ClientCaps
+from acp_tui.demo_agent.options import ClientCaps, elicitation_modes
 from acp_tui.demo_agent.script import run_turn
 from acp_tui.demo_agent.server import DemoAgent, Handler, LiveSession, Requester
 from acp_tui.demo_agent.settings import config_options, set_config_option
@@ -156,8 +156,13 @@ class V2Dialect:
         auth = caps.get("auth") if isinstance(caps, dict) else None
         terminal_auth = isinstance(auth, dict) and isinstance(auth.get("terminal"), dict)
         # No fs/terminal in v2; boolean config options need no client capability.
+        form, url = elicitation_modes(caps)
         agent.client = ClientCaps(
-            boolean_config=True, terminal_auth=terminal_auth, agent_terminals=True
+            boolean_config=True,
+            terminal_auth=terminal_auth,
+            agent_terminals=True,
+            elicitation_form=form,
+            elicitation_url=url,
         )
         log.info("speaking ACP v2 (draft); client capabilities %s", agent.client)
         session: dict[str, Any] = {"prompt": {"embeddedContext": {}}, "mcp": {"stdio": {}}}
@@ -270,11 +275,13 @@ class V2Dialect:
             await agent.send_update(session_id, state("idle", stop_reason), record=False)
 
     def _requester(self, session_id: str) -> Requester:
-        """The turn's requests to the client: permission requests in v2's shape, with the
-        ``requires_action`` state around them."""
+        """The turn's requests to the client: permission requests in v2's shape, and the
+        ``requires_action`` state around them and around elicitations."""
         agent = self.agent
 
         async def request(method: str, params: Any) -> Any:
+            if method == "elicitation/create":
+                return await ask(method, params)
             if method != "session/request_permission":
                 return await agent.conn.request(method, params)
             tool_call = dict(params["toolCall"])
@@ -288,6 +295,9 @@ class V2Dialect:
                 "subject": {"type": "tool_call", "toolCall": tool_call},
                 "options": params["options"],
             }
+            return await ask(method, question)
+
+        async def ask(method: str, question: Any) -> Any:
             await agent.send_update(session_id, state("requires_action"), record=False)
             try:
                 return await agent.conn.request(method, question)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,10 @@ Tracer = Callable[[str, Any], None]
 NotificationHandler = Callable[[str, Any], Awaitable[None]]
 
 CANCEL_REQUEST = "$/cancel_request"
+
+incoming_request_id: ContextVar[RequestId] = ContextVar("incoming_request_id", default=None)
+"""The id of the peer's request being served, inside its handler (a request the handler sends
+may refer to it, e.g. an elicitation scoped to the client's `authenticate`)."""
 
 _STREAM_ENDED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
 
@@ -141,6 +146,13 @@ class Connection:
         if pending.error is not None:
             raise pending.error
         return pending.result
+
+    def pending_method(self, request_id: Any) -> str | None:
+        """The method of our request ``request_id`` while it waits for its answer, else None."""
+        if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+            return None
+        pending = self._pending.get(id_key(request_id))
+        return pending.method if pending is not None and not pending.done.is_set() else None
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification; raises ConnectionClosed when the peer is gone."""
@@ -305,6 +317,7 @@ class Connection:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message.id}
         with anyio.CancelScope() as scope:
             self._incoming[key] = scope
+            incoming_request_id.set(message.id)
             try:
                 result = await self.on_request(message.method, message.params)
                 reply["result"] = {} if result is None else result

@@ -1,8 +1,9 @@
 """Provides DialogInteraction: the Workspace's questions answered with the app's dialogs.
 
-Permission, login method and "go on without the extra roots?" are modal dialogs; a terminal
-login suspends the app and runs the agent's own command on the real terminal. Dialogs are
-imported when shown (they need the protocol models, which the first frame does not).
+Permission, elicitation (a form or a URL), login method and "go on without the extra roots?" are
+modal dialogs; a terminal login suspends the app and runs the agent's own command on the real
+terminal. Dialogs are imported when shown (they need the protocol models, which the first frame
+does not).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
     from acp_tui.client.capabilities import AuthMethodInfo
+    from acp_tui.client.elicitation import Answer, Elicitation
     from acp_tui.client.interaction import TerminalRun
     from acp_tui.client.permissions import PermissionQueue
     from acp_tui.client.runtime import AgentRuntime
@@ -52,19 +54,20 @@ async def ask(app: App[int], dialog: ModalScreen[R]) -> R | None:
     return answers[0] if answers else None
 
 
-def withdraw(app: App[int], dialog: ModalScreen[R]) -> None:
-    """Close a dialog nobody waits for any more: now if it is on top, else once it is.
+def withdraw(app: App[int], dialog: ModalScreen[R], result: R | None = None) -> None:
+    """Close a dialog nobody waits for any more (or answered for the user, with ``result``):
+    now if it is on top, else once it is.
 
     (Dismissing a covered dialog would close the screen above it, e.g. the palette.)
     """
     if dialog is app.screen:
-        dialog.dismiss(None)
+        dialog.dismiss(result)
         return
 
     def uncovered(screen: Screen[object]) -> None:
         if screen is dialog:
             app.screen_change_signal.unsubscribe(dialog)
-            dialog.dismiss(None)
+            dialog.dismiss(result)
 
     app.screen_change_signal.subscribe(dialog, uncovered)
 
@@ -116,6 +119,48 @@ class DialogInteraction:
             self.cancel_turn(slot)
             return CancelledPermissionOutcome()
         return SelectedPermissionOutcome(option_id=option_id)
+
+    async def ask_elicitation(
+        self, agent: AgentRuntime, slot: SessionSlot | None, elicitation: Elicitation
+    ) -> Answer:
+        """Show the form or URL dialog (over the asking session's tab, or over any tab for a
+        question asked before any session). A URL dialog closes, answered accept, when the
+        agent says the question is done (`elicitation/complete`)."""
+        import anyio
+
+        from acp_tui.client.elicitation import ACCEPTED, CANCELLED
+        from acp_tui.ui.dialogs.elicitation_form import ElicitationFormDialog
+        from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlDialog
+
+        if slot is not None:
+            self.focus_slot(slot)
+        queue = self.permissions
+        waiting = queue.waiting if queue is not None else 0
+        url = elicitation.mode == "url"
+        dialog = (ElicitationUrlDialog if url else ElicitationFormDialog)(
+            elicitation, agent.display_name, waiting
+        )
+        unsubscribe = (
+            queue.subscribe(lambda: dialog.set_waiting(queue.waiting))
+            if queue is not None
+            else None
+        )
+
+        async def close_when_done() -> None:
+            await elicitation.completed.wait()
+            if isinstance(dialog, ElicitationUrlDialog) and dialog.complete():
+                withdraw(self.app, dialog, ACCEPTED)
+
+        try:
+            async with anyio.create_task_group() as tg:
+                if url:
+                    tg.start_soon(close_when_done)
+                answer = await ask(self.app, dialog)
+                tg.cancel_scope.cancel()
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
+        return answer if answer is not None else CANCELLED
 
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str

@@ -180,7 +180,7 @@ async def test_a_flood_of_requests_is_asked_one_at_a_time_in_order(
             assert title_of(dialog) == f"Request {number} of 50"
             waiting = dialog.query_one("#permission-waiting", Static)
             if number < 50:
-                assert f"{50 - number} more permission" in str(waiting.content)
+                assert f"{50 - number} more question" in str(waiting.content)
             else:
                 assert waiting.has_class("-none")
             key, option = ("a", "allow-once") if number % 2 else ("r", "reject-once")

@@ -5,6 +5,7 @@ does too. `session/fork` is unstable, so it is checked against ``schema.unstable
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from acp_tui.client.agent import connect
 from acp_tui.protocol.content import (
     ContentBlock,
     EmbeddedResource,
@@ -22,7 +24,15 @@ from acp_tui.protocol.content import (
     TextContent,
     TextResourceContents,
 )
-from tests.unit.agent_helpers import WAIT, Wire, make_project, messages, record_wire, wait_until
+from tests.unit.agent_helpers import (
+    WAIT,
+    Wire,
+    demo_spec,
+    make_project,
+    messages,
+    record_wire,
+    wait_until,
+)
 from tests.unit.test_client_v2 import demo_v2
 
 SCHEMA_DIR = Path(__file__).parents[1] / "data" / "acp" / "schema" / "v2"
@@ -61,6 +71,12 @@ RESULTS: dict[str, tuple[str, str]] = {
 INCOMING: dict[str, str] = {
     "session/update": "UpdateSessionNotification",
     "session/request_permission": "RequestPermissionRequest",
+    "elicitation/create": "CreateElicitationRequest",
+    "elicitation/complete": "CompleteElicitationNotification",
+}
+REPLIES: dict[str, str] = {
+    "session/request_permission": "RequestPermissionResponse",
+    "elicitation/create": "CreateElicitationResponse",
 }
 
 EXPECTED_SENT = {
@@ -113,8 +129,8 @@ def check_sent(wire: Wire) -> set[str]:
             validate(*OUTGOING[method], message.get("params"), method)
         elif "error" not in message:
             method = asked[message["id"]]
-            assert method == "session/request_permission", method
-            validate("schema.json", "RequestPermissionResponse", message["result"], method)
+            assert method in REPLIES, method
+            validate("schema.json", REPLIES[method], message["result"], method)
     return methods
 
 
@@ -224,6 +240,52 @@ async def test_login_and_logout_fit_the_v2_schema(
         await client.logout()
     assert check_sent(wire) == {"initialize", "auth/login", "auth/logout"}
     check_received(wire)
+
+
+async def test_elicitations_fit_the_v2_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A form during `auth/login` (request-scoped), a form and a URL in a turn: the agent's
+    requests and notifications, and the client's answers, fit the v2 schema."""
+    from acp_tui.client.elicitation import ACCEPTED, Answer, Elicitation
+
+    wire = record_wire(monkeypatch)
+    project = make_project(tmp_path)
+
+    async def answer(elicitation: Elicitation) -> Answer:
+        if elicitation.mode == "url":
+            await elicitation.completed.wait()
+            return ACCEPTED
+        form = elicitation.form
+        assert form is not None
+        names = {f.name for f in form.fields}
+        extra = {"email": "a@example.com", "license": "MIT", "homepage": "https://x.org"}
+        content, errors = form.answer(
+            {**form.defaults(), **{k: v for k, v in extra.items() if k in names}}
+        )
+        assert errors == {}
+        return Answer("accept", content)
+
+    spec = replace(
+        demo_spec(
+            tmp_path / "demo-data", project, "--require-auth", "--auth-elicit", "--protocol", "2"
+        ),
+        protocol_version=2,
+    )
+    async with connect(spec, elicitation_handler=answer, init_timeout=WAIT) as client:
+        await client.authenticate("demo-login")
+        sid = (await client.new_session(project)).session_id
+        for prompt in ("ask", "ask-url 0"):
+            assert await client.prompt(sid, [TextContent(text=prompt)]) == "end_turn"
+    check_sent(wire)
+    check_received(wire)
+    received = [m.get("method") for d, m in wire.messages if d == "recv" and "method" in m]
+    assert received.count("elicitation/create") == 3
+    assert received.count("elicitation/complete") == 1
+    (init,) = wire.sent_params("initialize")
+    assert init["capabilities"]["elicitation"] == {"form": {}, "url": {}}
+    actions = [m["result"]["action"] for m in wire.sent if "action" in m.get("result", {})]
+    assert actions == ["accept", "accept", "accept"]
 
 
 def test_the_checker_refuses_v1_shapes() -> None:

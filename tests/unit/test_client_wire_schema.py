@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from acp_tui.client.agent import connect
 from acp_tui.protocol.content import (
     ContentBlock,
     EmbeddedResource,
@@ -27,6 +28,7 @@ from tests.unit.agent_helpers import (
     WAIT,
     Wire,
     demo_client,
+    demo_spec,
     make_project,
     messages,
     record_wire,
@@ -63,6 +65,7 @@ REPLIES: dict[str, str] = {
     "terminal/wait_for_exit": "WaitForTerminalExitResponse",
     "terminal/kill": "KillTerminalResponse",
     "terminal/release": "ReleaseTerminalResponse",
+    "elicitation/create": "CreateElicitationResponse",
 }
 
 # What the rich session below must have sent (so the test cannot validate nothing).
@@ -81,7 +84,7 @@ EXPECTED_SENT = {
     "session/delete",
     "session/cancel",
 }
-EXPECTED_REPLIES = set(REPLIES) - {"terminal/kill"}
+EXPECTED_REPLIES = set(REPLIES) - {"terminal/kill", "elicitation/create"}
 
 
 @cache
@@ -269,3 +272,66 @@ def test_the_checker_refuses_an_invalid_message(message: dict[str, Any]) -> None
     wire("send", message)
     with pytest.raises(AssertionError):
         check_sent(wire)
+
+
+async def test_elicitation_answers_fit_the_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Accept (a filled form, a URL done), decline, cancel, an error for a bad question, and a
+    question during `authenticate`: the agent's requests and the client's answers all fit."""
+    from acp_tui.client.elicitation import ACCEPTED, DECLINED, Answer, Elicitation
+
+    wire = record_wire(monkeypatch)
+    project = make_project(tmp_path)
+    forms = []
+
+    async def answer(elicitation: Elicitation) -> Answer:
+        if elicitation.mode == "url":
+            await elicitation.completed.wait()
+            return ACCEPTED
+        form = elicitation.form
+        assert form is not None
+        forms.append(form)
+        if len(forms) == 3:  # the second "ask"
+            return DECLINED
+        extra = {"email": "a@example.com", "license": "MIT", "ticket": "AB-1", "retries": "2"}
+        names = {f.name for f in form.fields}
+        content, errors = form.answer(
+            {**form.defaults(), **{k: v for k, v in extra.items() if k in names}}
+        )
+        assert errors == {}
+        return Answer("accept", content)
+
+    async with connect(
+        demo_spec(tmp_path / "demo-data", project, "--require-auth", "--auth-elicit"),
+        elicitation_handler=answer,
+        init_timeout=WAIT,
+    ) as client:
+        await client.authenticate("demo-login")
+        sid = (await client.new_session(project)).session_id
+        for prompt in ("ask", "ask-url 0", "ask", "ask-bad", "ask-flood 2"):
+            assert await client.prompt(sid, [TextContent(text=prompt)]) == "end_turn"
+
+    assert len(forms) == 5  # login, ask, ask, 2 of the flood
+    _methods, replies, errors = check_sent(wire)
+    assert "elicitation/create" in replies
+    assert errors == 5  # ask-bad's five refusals
+    actions = [m["result"]["action"] for m in wire.sent if "action" in m.get("result", {})]
+    assert actions == ["accept", "accept", "accept", "decline", "accept", "accept"]
+    received = [
+        m
+        for d, m in wire.messages
+        if d == "recv" and m.get("method") in ("elicitation/create", "elicitation/complete")
+    ]
+    bad = ("A bad question", "?")  # ask-bad's, some of them invalid on purpose
+    good = [m for m in received if m["params"].get("message") not in bad]
+    assert len(good) == 7  # login, ask, URL and its completion, ask, flood 2
+    assert good[3]["method"] == "elicitation/complete"
+    for message in good:
+        definition = (
+            "CreateElicitationRequest"
+            if message["method"] == "elicitation/create"
+            else "CompleteElicitationNotification"
+        )
+        validate(validator("schema.json", definition), message["params"], message["method"])
+    assert isinstance(received[0]["params"]["requestId"], int)  # tied to `authenticate`

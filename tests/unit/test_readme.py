@@ -200,6 +200,8 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.chat import ChatScreen
     from acp_tui.ui.dialogs.add_agent import AddAgentDialog
     from acp_tui.ui.dialogs.confirm import ConfirmDialog
+    from acp_tui.ui.dialogs.elicitation_form import ElicitationFormDialog
+    from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlDialog
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
     from acp_tui.ui.transcript_view import TranscriptView
@@ -219,6 +221,8 @@ def binding_owners() -> dict[str, list[type]]:
         "Find bar": [FindBar],
         "Session browser": [SessionBrowser, SessionRows],
         "Permission dialog": [PermissionDialog],
+        "Form dialog": [ElicitationFormDialog],
+        "URL dialog": [ElicitationUrlDialog],
         "Roots dialog": [RootsDialog],
         "Roots dialog, folder field": [PathInput],
         "Roots dialog, tree": [RootTree],

@@ -11,6 +11,7 @@ from typing import TypeVar
 import anyio
 
 from acp_tui.client.capabilities import AuthMethodInfo
+from acp_tui.client.elicitation import CANCELLED, DECLINED, Answer, Elicitation
 from acp_tui.client.interaction import TerminalRun
 from acp_tui.client.runtime import AgentRuntime
 from acp_tui.client.slots import SessionSlot, WorkspaceEvent
@@ -45,6 +46,15 @@ class Scripted:
         if not self.allow:
             return CancelledPermissionOutcome()
         return SelectedPermissionOutcome(option_id=request.options[0].option_id)
+
+    async def ask_elicitation(
+        self, agent: AgentRuntime, slot: SessionSlot | None, elicitation: Elicitation
+    ) -> Answer:
+        self.asked.append(f"elicitation {elicitation.mode}")
+        if not self.allow or elicitation.form is None:
+            return CANCELLED
+        content, errors = elicitation.form.answer(elicitation.form.defaults())
+        return DECLINED if errors else Answer("accept", content)
 
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str

@@ -134,7 +134,12 @@ class V2Dialect(Dialect):
     logout_method = v2m.AUTH_LOGOUT
 
     def initialize_request(self, info: Implementation) -> WireModel:
-        caps = v2i.ClientCapabilities(auth=v2i.AuthCapabilities(terminal=v2i.CapabilityMarker()))
+        caps = v2i.ClientCapabilities(
+            auth=v2i.AuthCapabilities(terminal=v2i.CapabilityMarker()),
+            elicitation=v2i.ElicitationCapabilities(
+                form=v2i.CapabilityMarker(), url=v2i.CapabilityMarker()
+            ),
+        )
         return v2i.InitializeRequest(info=info, capabilities=caps)
 
     def parse_initialize(self, raw: Any) -> tuple[WireModel, Capabilities]:

@@ -120,11 +120,11 @@ class PermissionDialog(ModalScreen[str | None]):
             button.disabled = False
 
     def set_waiting(self, waiting: int) -> None:
-        """Show how many more requests wait behind this one (kept until mounted)."""
+        """Show how many more questions (permissions, elicitations) wait behind this one."""
         self.waiting = waiting
-        plural = "request waits" if waiting == 1 else "requests wait"
+        plural = "question waits" if waiting == 1 else "questions wait"
         for note in self.query("#permission-waiting").results(Static):
-            note.update(Content(f"{waiting} more permission {plural} after this one."))
+            note.update(Content(f"{waiting} more {plural} after this one."))
             note.set_class(waiting == 0, "-none")
 
     def _label(self, option: PermissionOption) -> Content:

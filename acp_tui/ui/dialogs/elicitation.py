@@ -1,0 +1,134 @@
+"""Provides ElicitationDialog: what the form and URL dialogs of an agent's question share.
+
+The dialog names the agent that asks and shows its message, then where the question comes from
+(the tool call, or the client request it belongs to before any session). Like the permission
+dialog it may appear while the user is typing: for ``GRACE`` seconds it takes no answer (its
+buttons are disabled, its keys ignored), and no answer button has the focus at first. It returns
+an `Answer` (None: withdrawn, which counts as cancel) and says how many more questions wait.
+"""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from acp_tui.client.elicitation import CANCELLED, DECLINED, Answer, Elicitation
+from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
+
+__all__ = ["ElicitationDialog"]
+
+
+class ElicitationDialog(ModalScreen[Answer | None]):
+    """The frame of a form or URL question; subclasses compose the body and the answers."""
+
+    DEFAULT_CSS = """
+    ElicitationDialog {
+        align: center middle;
+        & > Vertical {
+            width: 90%;
+            max-width: 100;
+            height: auto;
+            max-height: 90%;
+            border: thick $accent;
+            background: $panel;
+            padding: 0 1;
+        }
+        .elicit-title { text-style: bold; }
+        .elicit-scope { color: $text-muted; }
+        .elicit-message { margin: 1 0; }
+        .elicit-answers { height: auto; dock: bottom; padding-top: 1; }
+        .elicit-buttons { height: auto; }
+        .elicit-buttons Button { width: auto; min-width: 0; padding: 0 1; margin-right: 1; }
+        .elicit-keys { color: $text-muted; }
+        .elicit-waiting { color: $text-muted; }
+        .elicit-waiting.-none { display: none; }
+    }
+    """
+
+    GRACE = 0.5
+    """Seconds after the dialog appears during which it takes no answer (keys meant for the
+    prompt); a class attribute, so tests can shorten it and wait on ``accepting``."""
+
+    AUTO_FOCUS = ""
+    """Nothing that answers has the focus at first: a stray Enter answers nothing."""
+
+    def __init__(self, elicitation: Elicitation, agent_name: str, waiting: int = 0) -> None:
+        super().__init__()
+        self.elicitation = elicitation
+        self.agent_name = agent_name
+        self.waiting = waiting
+        self.accepting = False
+        """Whether the grace period is over: answers are taken from now on."""
+        self.answered = False
+
+    # -- pieces --------------------------------------------------------------------------------
+
+    def title_text(self, asks: str = "asks") -> Static:
+        name = sanitize(self.agent_name, NAME_LIMIT)
+        return Static(Content(f"{name} {asks}"), classes="elicit-title")
+
+    def scope_text(self) -> Static:
+        """Where the question comes from: its tool call, or the request before any session."""
+        elicitation = self.elicitation
+        if elicitation.session_id is None:
+            during = f" while acp-tui waits for {elicitation.during}" if elicitation.during else ""
+            text = f"Asked before any session{during}."
+        elif elicitation.tool_title:
+            text = f"For the tool call “{sanitize(elicitation.tool_title, LABEL_LIMIT)}”."
+        elif elicitation.request.tool_call_id:
+            text = "For a tool call of this session."
+        else:
+            text = "For this session."
+        return Static(Content(text), classes="elicit-scope")
+
+    def message_text(self) -> Static:
+        message = self.elicitation.message or "(no message)"
+        return Static(safe_content(message, limit=TEXT_LIMIT), classes="elicit-message")
+
+    def waiting_text(self) -> Static:
+        return Static(classes="elicit-waiting")
+
+    # -- life ----------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.set_waiting(self.waiting)
+        if self.GRACE > 0:
+            self.set_timer(self.GRACE, self.accept_answers)
+        else:
+            self.accept_answers()
+
+    def accept_answers(self) -> None:
+        """The grace period is over: enable the buttons and take answers."""
+        self.accepting = True
+        for button in self.query(Button):
+            button.disabled = not self.button_enabled(button)
+
+    def button_enabled(self, button: Button) -> bool:
+        """Whether ``button`` may be pressed now (after the grace period)."""
+        return True
+
+    def set_waiting(self, waiting: int) -> None:
+        """Show how many more questions wait behind this one (kept until mounted)."""
+        self.waiting = waiting
+        plural = "question waits" if waiting == 1 else "questions wait"
+        for note in self.query(".elicit-waiting").results(Static):
+            note.update(Content(f"{waiting} more {plural} after this one."))
+            note.set_class(waiting == 0, "-none")
+
+    def answer(self, answer: Answer) -> None:
+        """Close with ``answer``, once the grace period is over; only once."""
+        if self.accepting and not self.answered:
+            self.answered = True
+            self.dismiss(answer)
+
+    def action_decline(self) -> None:
+        self.answer(DECLINED)
+
+    def action_cancel(self) -> None:
+        self.answer(CANCELLED)
+
+    def frame(self) -> Vertical:
+        """The dialog's box (subclasses compose inside it)."""
+        return Vertical()
