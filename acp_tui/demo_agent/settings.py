@@ -1,4 +1,8 @@
-"""Provides the demo agent's session modes and config options (mode, model, verbose, effort)."""
+"""Provides the demo agent's session modes and config options (mode, model, effort, verbose).
+
+The smart model has a reasoning picker too, as real agents add one for a model that reasons
+(opencode does): choosing the model changes the set of pickers, which clients must follow.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,13 @@ EFFORTS: list[dict[str, str]] = [
     {"value": "low", "name": "Low effort"},
     {"value": "high", "name": "High effort"},
 ]
+SMART_MODEL = "demo-smart"
+REASONING: list[dict[str, str]] = [
+    {"value": "brief", "name": "Brief reasoning"},
+    {"value": "detailed", "name": "Detailed reasoning"},
+]
+REASONING_IDS = frozenset(r["value"] for r in REASONING)
+SMART_MODEL = "demo-smart"
 DEFAULT_EFFORT = "low"
 DEFAULT_MODE = "ask"
 DEFAULT_MODEL = "demo-fast"
@@ -62,6 +73,17 @@ def config_options(record: SessionRecord, *, boolean: bool) -> list[dict[str, An
             "options": [dict(e) for e in EFFORTS],
         }
     )
+    if record.config.get("model") == SMART_MODEL:  # a model that reasons: one more picker
+        options.append(
+            {
+                "id": "reasoning",
+                "name": "Reasoning",
+                "category": "model_config",
+                "type": "select",
+                "currentValue": str(record.config.get("reasoning", "brief")),
+                "options": [dict(r) for r in REASONING],
+            }
+        )
     if boolean:
         options.insert(
             2,
@@ -109,6 +131,12 @@ def set_config_option(
                 f"unknown effort {value!r}; expected one of {sorted(EFFORT_IDS)}"
             )
         record.config["effort"] = value
+    elif config_id == "reasoning" and record.config.get("model") == SMART_MODEL:
+        if kind not in (None, "select") or value not in REASONING_IDS:
+            raise RpcError.invalid_params(
+                f"unknown reasoning {value!r}; expected one of {sorted(REASONING_IDS)}"
+            )
+        record.config["reasoning"] = value
     elif config_id == "verbose" and boolean:
         if kind != "boolean" or not isinstance(value, bool):
             raise RpcError.invalid_params(

@@ -160,10 +160,14 @@ class TranscriptCache:
         """Append one `session/update` already serialised as a JSON object (the fast path)."""
         path = self.transcript_path(agent_key, session_id)
         try:
-            line = b'{"t":"update","update":' + update_json.encode("utf-8") + b"}\n"
-        except UnicodeError as exc:
-            self._failed(f"could not record to {path}", exc)
-            return
+            body = update_json.encode("utf-8")
+        except UnicodeError:  # a lone surrogate in an agent's string: kept as a JSON escape
+            try:
+                body = json.dumps(json.loads(update_json), separators=(",", ":")).encode("ascii")
+            except (TypeError, ValueError) as exc:
+                self._failed(f"could not record to {path}", exc)
+                return
+        line = b'{"t":"update","update":' + body + b"}\n"
         self._write_line(path, line, flush=flush)
 
     def flush(self, agent_key: str, session_id: str) -> None:
@@ -328,7 +332,7 @@ class TranscriptCache:
             log.warning("%s: %s (the transcript cache carries on without it)", what, exc)
         else:
             log.debug("%s: %s", what, exc)
-        if self.failing is None:
+        if self.failing is None and isinstance(exc, OSError):  # the disk, not one bad value
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             self.failing = reason
             self._tell(reason)

@@ -28,6 +28,7 @@ from acp_tui.ui.messages import TabChosen, WorkspaceMessage
 from acp_tui.ui.startup import StandIn, Startup, replace_stand_in
 from acp_tui.ui.widgets.chat_pane import ChatPane
 from acp_tui.ui.widgets.footer import QuietFooter
+from acp_tui.ui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from acp_tui.client.slots import SessionSlot
@@ -47,6 +48,7 @@ class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+o", "copy_last_reply", "Copy", tooltip="Copy the last reply"),
+        Binding("ctrl+l", "focus_prompt", "Prompt", tooltip="Back to the prompt"),
         Binding("ctrl+t", "toggle_thoughts", "Thoughts", show=False),
         Binding("ctrl+pagedown", "step_tab(1)", "Next tab", show=False),
         Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", show=False),
@@ -75,7 +77,7 @@ class ChatScreen(Screen[None]):
                 yield StandIn("tabs")
                 with ContentSwitcher(id="panes", initial=FIRST_PANE):
                     yield ChatPane(self.launch, core=None, history=self.history, id=FIRST_PANE)
-        yield QuietFooter(compact=True)  # every key fits in 80 columns
+        yield QuietFooter()  # the keys that fit, whole; redrawn only when they change
 
     def on_mount(self) -> None:
         self.current_pane.prompt.focus()
@@ -235,6 +237,16 @@ class ChatScreen(Screen[None]):
         view = self.current_pane.transcript_view
         if view is not None:
             view.action_copy_last_reply()
+
+    def action_focus_prompt(self) -> None:
+        """Give the current tab's prompt the focus, from anywhere on the screen."""
+        self.current_pane.prompt.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_prompt":  # shown in the footer only where it does something
+            prompts = self.query(PromptInput)
+            return not any(prompt.has_focus for prompt in prompts)
+        return True
 
     def action_toggle_thoughts(self) -> None:
         """Show or hide the agent's thoughts (the show_thoughts setting is the default)."""

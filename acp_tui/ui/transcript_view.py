@@ -6,6 +6,8 @@ they come into view (others count with an estimated height), and once: a unit re
 when its entry changes, or the width or theme does. Only visible lines are painted, changes are
 flushed at most ~30 times a second, and scanning a huge message is spread over several flushes,
 so the event loop never waits on the transcript's size.
+
+The keys (scrolling, selecting and copying blocks, finding text) are `TranscriptKeys`'.
 """
 
 from __future__ import annotations
@@ -13,10 +15,7 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Literal
 
-from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
@@ -24,7 +23,6 @@ from rich.theme import Theme
 from textual import events
 from textual.geometry import Offset, Region, Size
 from textual.reactive import var
-from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
@@ -41,6 +39,9 @@ from acp_tui.ui.render import (
     render_thought_header,
     warm_up_in_background,
 )
+from acp_tui.ui.transcript_blocks import last_reply
+from acp_tui.ui.transcript_keys import TranscriptKeys
+from acp_tui.ui.transcript_layout import Layout, Unit, highlight
 
 FLUSH_INTERVAL = 1 / 30
 RENDER_CPU_FACTOR = 4
@@ -49,67 +50,7 @@ SCAN_BUDGET = 128_000  # characters of message text cut into pieces per flush
 _EMPTY = Strip([], 0)
 
 
-@dataclass(eq=False, slots=True)
-class Unit:
-    """A part of an entry that renders on its own; ``strips`` is None until it is in view."""
-
-    kind: Literal["entry", "header", "piece"]
-    piece: Piece | None = None
-    sep: bool = False  # a blank line before it
-    strips: list[Strip] | None = None
-    height: int = 1
-
-    def estimate(self, width: int) -> None:
-        """Forget the rendering; guess the height (an entry keeps its last height)."""
-        self.strips = None
-        piece = self.piece
-        if piece is not None:
-            text = piece.text
-            guess = text.count("\n") + len(text) // max(width - 4, 1) + 1
-            self.height = guess + (2 if piece.kind == "code" else 0)
-
-
-@dataclass(slots=True)
-class Layout:
-    """One entry in lines: its units, their cumulative line offsets and its message scanner."""
-
-    revision: int = -1
-    key: tuple[bool, ...] = ()
-    units: list[Unit] = field(default_factory=list)
-    offsets: list[int] = field(default_factory=lambda: [0])
-    scanner: BlockScanner | None = None
-    parts: list[str] | None = None
-    parts_seen: int = 0
-    has_tail: bool = False
-    backlog: bool = False
-
-    @property
-    def height(self) -> int:
-        return self.offsets[-1] + 1 if self.units else 0  # plus one blank line after the entry
-
-    def relayout(self, start: int = 0) -> None:
-        offsets = self.offsets
-        del offsets[start + 1 :]
-        total = offsets[start]
-        for unit in self.units[start:]:
-            total += unit.height + unit.sep
-            offsets.append(total)
-
-
-def highlight(strip: Strip, start: int, end: int, style: Style) -> Strip:
-    """``strip`` with characters ``start:end`` (``end`` -1: to the end) in ``style``."""
-    text = strip.text
-    end = len(text) if end == -1 else min(end, len(text))
-    if start >= end:
-        return strip
-    left = cell_len(text[:start])
-    right = left + cell_len(text[start:end])
-    before, middle, after = strip.divide([left, right, strip.cell_length])
-    marked = Strip(Segment.apply_style(middle, post_style=style), right - left)
-    return Strip.join([before, marked, after])
-
-
-class TranscriptView(ScrollView, can_focus=True):
+class TranscriptView(TranscriptKeys, can_focus=True):
     """Shows a transcript; follows the end while the user has not scrolled away from it."""
 
     ALLOW_SELECT = True
@@ -144,6 +85,10 @@ class TranscriptView(ScrollView, can_focus=True):
         & > .transcript--warning { color: $text-warning; }
         & > .transcript--error { color: $text-error; text-style: bold; }
         & > .transcript--code { color: $text-accent; background: $foreground 8%; }
+        & > .transcript--block { background: $accent 18%; }
+        & > .transcript--match { background: $warning 35%; }
+        & > .transcript--match-current { background: $warning; color: auto 90%; }
+        &:focus { background-tint: $foreground 4%; }
     }
     """
 
@@ -183,6 +128,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self.transcript = transcript
         self.terminal_lookup = terminal_lookup
         self._layouts, self._offsets, self._expanded = [], [0], {}
+        self.forget_blocks()
         self._dirty.clear()
         self._stale_from = 0
         self._follow = True
@@ -197,6 +143,11 @@ class TranscriptView(ScrollView, can_focus=True):
     def on_unmount(self) -> None:
         if callable(self._unsubscribe):
             self._unsubscribe()
+
+    def on_resize(self) -> None:
+        if self.following:  # e.g. the prompt grew: the end stays in view
+            self._missing = True
+            self.flush()
 
     def note_change(self, change: Change) -> None:
         if change.index is not None:
@@ -218,9 +169,12 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def toggle_thought(self, index: int) -> None:
         """Expand a collapsed thought, or collapse an expanded one."""
-        self._expanded[index] = not self._expanded.get(index, self.expand_thoughts)
+        self._expanded[index] = not self.thought_expanded(index)
         self._dirty.add(index)
         self.flush()
+
+    def thought_expanded(self, index: int) -> bool:
+        return self._expanded.get(index, self.expand_thoughts)
 
     def notify_style_update(self) -> None:
         """The CSS changed around the view: forget the rendered lines only when the styles
@@ -334,6 +288,7 @@ class TranscriptView(ScrollView, can_focus=True):
             self.call_later(self.flush)  # a backlog: go on as soon as others had their turn
         self._rebuild_offsets()
         self.flushes += 1
+        self.keep_a_selection()
         if changed and not self._may_render():
             self._missing = True  # the last frame stays on screen until the next render
             return
@@ -472,6 +427,21 @@ class TranscriptView(ScrollView, can_focus=True):
             if not todo:
                 return
 
+    def jump(self, y: int | None) -> None:
+        """Scroll to line ``y`` at once (None: to the end, and follow it from then on).
+
+        Never animated: each frame of an animation would be undone by the next correction.
+        """
+        if y is None:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+            self._follow = True
+        else:
+            self.scroll_to(y=y, animate=False, immediate=True, force=True)
+            self._follow = self.scroll_offset.y >= self.max_scroll_y
+        self._seen_scroll_y = self.scroll_offset.y
+        self._missing = True  # render what came into view, and correct the place
+        self.flush()
+
     def _place(self, following: bool, shift: int) -> None:
         """Set the scroll size; stick to the end, or keep what is in view where it was."""
         top = self.scroll_offset.y
@@ -579,7 +549,10 @@ class TranscriptView(ScrollView, can_focus=True):
         if selection is not None and (span := selection.get_span(line)) is not None:
             style = self.screen.get_component_rich_style("screen--selection")
             strip = highlight(strip, span[0], span[1], style)
+        strip = self.mark_found(line, strip)
         strip = strip.crop_extend(scroll_x, scroll_x + width, base)
+        if selection is None:  # a text selection (the mouse's) shows instead of the block
+            strip = self.mark_selected(line, strip)
         return strip.apply_style(base).apply_offsets(scroll_x, line)
 
     def render_range(self, first: int, last: int) -> None:
@@ -632,20 +605,17 @@ class TranscriptView(ScrollView, can_focus=True):
         if not 0 <= line < self._offsets[-1]:
             return
         index, unit, row = self.locate(line)
+        self.select_at(line)
         if unit is not None and unit.kind == "header" and row == 0:
             event.stop()
             self.toggle_thought(index)
 
     def last_reply(self) -> str | None:
-        """The markdown source of the last agent message, if any."""
-        entries = self.transcript.entries if self.transcript is not None else []
-        for entry in reversed(entries):
-            if isinstance(entry, MessageEntry) and entry.role == "agent":
-                return entry.text
-        return None
+        """The markdown source of the agent's last reply (all its messages), if any."""
+        return last_reply(self.entries)
 
     def copy_last_reply(self) -> bool:
-        """Copy the last agent message's markdown source to the clipboard."""
+        """Copy the agent's last reply, its markdown source, to the clipboard."""
         reply = self.last_reply()
         if reply is None:
             return False

@@ -110,6 +110,9 @@ def test_the_app_ends_the_agent_and_terminal_trees(
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
+    # The agent's command runs without a question (the terminal dialog is tested elsewhere).
+    acp_home.config_file.parent.mkdir(parents=True, exist_ok=True)
+    acp_home.config_file.write_text('terminal = "allow"\n')
     agent = stubborn_agent(tmp_path / "agent.json", "session", str(tmp_path / "terminal.json"))
     app = PtyApp(acp_tui("--", *agent), cwd=project)
     try:

@@ -195,4 +195,41 @@ async def transcript(sizes: tuple[int, int] = (100, 1000)) -> dict[str, Any]:
     result["full_render_ratio"] = round(
         result[f"full_render_{large}_s"] / result[f"full_render_{small}_s"], 2
     )
+    result.update(await find(turns=1000))
     return result
+
+
+async def find(turns: int) -> dict[str, Any]:
+    """Ctrl+F on a ``turns``-turn transcript (5 blocks a turn): each keystroke of a query
+    (count every match, jump to the first, render it), then stepping through the matches."""
+    model = mixed_transcript(turns * 5)
+    app = ViewApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(TimedView)
+        await pilot.pause()
+        view.show(model)
+        while not view.settled:  # noqa: ASYNC110 (polls the view)
+            await asyncio.sleep(0)
+        view.jump(0)
+        keystrokes: list[float] = []
+        query = "handler_99"  # in every reply at first, then in a few
+        for end in range(1, len(query) + 1):
+            started = time.perf_counter()
+            total, _ = view.find(query[:end])
+            keystrokes.append(time.perf_counter() - started)
+            await pilot.pause()
+        first_total = view.find("handler")[0]
+        steps: list[float] = []
+        for _ in range(50):
+            started = time.perf_counter()
+            view.find_step(1)
+            steps.append(time.perf_counter() - started)
+            await pilot.pause()
+    return {
+        "find_turns": turns,
+        "find_keystroke_max_ms": round(max(keystrokes) * 1000, 1),
+        "find_keystroke_first_ms": round(keystrokes[0] * 1000, 1),
+        "find_matches": first_total,
+        "find_final_matches": total,
+        "find_next_max_ms": round(max(steps) * 1000, 1),
+    }

@@ -206,7 +206,9 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
     from acp_tui.ui.dialogs.terminal import TerminalDialog
+    from acp_tui.ui.transcript_view import TranscriptView
     from acp_tui.ui.widgets.chat_pane import ChatPane
+    from acp_tui.ui.widgets.find_bar import FindBar
     from acp_tui.ui.widgets.prompt_input import PromptInput
     from acp_tui.ui.widgets.queue_view import QueueView
     from acp_tui.ui.widgets.root_list import RootList
@@ -218,6 +220,8 @@ def binding_owners() -> dict[str, list[type]]:
         "Chat": [ChatScreen, ChatPane],
         "Prompt": [PromptInput, ChatPane],
         "Queued messages": [QueueView],
+        "Transcript": [TranscriptView],
+        "Find bar": [FindBar],
         "Session browser": [SessionBrowser, SessionRows],
         "Permission dialog": [PermissionDialog],
         "Form dialog": [ElicitationFormDialog],

@@ -40,7 +40,7 @@ ACTIONS: dict[str, str] = {
 Roots = tuple[Path, ...] | None
 """The extra-roots filter: exactly these roots in this order (``()``: none), or None: any."""
 
-FILTER_HELP = "Lists the sessions with exactly these extra roots, in this order (empty: none)."
+FILTER_HELP = "Lists the sessions with exactly these extra roots, in this order."
 
 
 def roots_label(roots: Roots) -> str:
@@ -78,14 +78,12 @@ class RootsFilterDialog(RootsDialog):
         # RootsDialog.on_mount runs too (Textual calls the handler of every class in the MRO).
         title = self.query_one(".roots-title", Static)
         title.update("Filter the sessions by their extra roots")
-        self.query_children(Vertical).first().mount(
+        self.query_one("#roots-box").mount(
             Static(Text(FILTER_HELP), id="roots-filter-help", classes="roots-muted"), after=title
         )
-        self.query("#roots-side > Label").last(Label).update(
-            "Roots of the listed sessions, then recent roots"
-        )
+        self.query("#roots-side > Label").last(Label).update("Roots seen in the list, then recent")
         self.query_one("#roots-buttons").mount(
-            Button("Any extra roots", id="roots-any"), before="#roots-cancel"
+            Button("Any extra roots", id="roots-any", compact=True), before="#roots-cancel"
         )
         self.label_ok()
 

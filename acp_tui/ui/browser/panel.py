@@ -16,10 +16,11 @@ from typing import Literal
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import ProgressBar, Static
+from textual.widgets import ContentSwitcher, ProgressBar, Static
 
 from acp_tui.client.agent import AgentClient
 from acp_tui.client.runtime import AgentRuntime
@@ -54,7 +55,7 @@ class SessionBrowser(Vertical):
         background: $surface;
         &:focus-within { border-right: vkey $border; }
         &.-narrow { display: block; width: 44; }
-        &.-wide { display: block; width: 50%; }
+        &.-wide { display: block; width: 50%; min-width: 60; }
         #browser-header { height: auto; padding: 0 1; background: $panel; }
         #browser-rows { height: 1fr; border: none; background: transparent; }
         #browser-status { height: auto; padding: 0 1; color: $text-muted; }
@@ -71,6 +72,7 @@ class SessionBrowser(Vertical):
         Binding("c", "request('close')", "Close"),
         Binding("d", "request('delete')", "Delete"),
         Binding("slash", "focus_search", "Search"),
+        Binding("down", "into_results", "Results", show=False),
         Binding("a", "toggle_all", "All dirs"),
         Binding("e", "choose_roots", "Extra roots"),
         Binding("l", "reload", "Reload"),
@@ -399,6 +401,15 @@ class SessionBrowser(Vertical):
     def action_focus_search(self) -> None:
         self.query_one("#browser-search").focus()
 
+    def action_into_results(self) -> None:
+        """Down in the search field: into the rows, the first one highlighted."""
+        if not self.query_one("#browser-search").has_focus:
+            raise SkipAction()  # the rows and the other controls have their own Down
+        rows = self.rows
+        if rows.highlighted is None and rows.option_count:
+            rows.highlighted = 0
+        rows.focus()
+
     @on(BrowserFilters.RootsRequested)
     def action_choose_roots(self) -> None:
         """The extra-roots filter, in the roots dialog (offering the listed sessions' roots)."""
@@ -423,5 +434,13 @@ class SessionBrowser(Vertical):
         self.render_rows()
 
     def action_back(self) -> None:
-        """Back to the prompt (the panel stays as it is)."""
-        self.screen.query_one("#prompt").focus()
+        """Back to the prompt of the tab shown (the panel stays as it is).
+
+        Every tab has a prompt: the first one found may be a hidden tab's, where typing is lost.
+        """
+        screen = self.screen
+        panes = screen.query("#panes").results(ContentSwitcher)
+        shown = next((p.visible_content for p in panes if p.visible_content is not None), None)
+        prompts = (shown or screen).query("#prompt")
+        if prompts:
+            prompts.first().focus()

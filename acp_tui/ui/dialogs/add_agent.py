@@ -74,10 +74,10 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
     DEFAULT_CSS = """
     AddAgentDialog {
         align: center middle;
-        & > Vertical {
+        #add-box {
             width: 90%;
             max-width: 110;
-            height: 90%;
+            height: 95%;
             border: thick $primary;
             background: $panel;
             padding: 0 1;
@@ -87,7 +87,7 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
         #add-source { color: $text-muted; height: auto; }
         #add-source.-stale { color: $warning; }
         #add-filter { margin-top: 1; }
-        #add-list { height: auto; min-height: 4; max-height: 12; border: round $primary-muted; }
+        #add-list { height: auto; min-height: 4; max-height: 35%; border: round $primary-muted; }
         #add-detail { height: 1fr; min-height: 6; border: round $primary-muted; padding: 0 1; }
         #add-detail Static { height: auto; }
         #detail-download { margin-top: 1; }
@@ -97,7 +97,7 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
         #add-status { height: auto; }
         #add-progress { display: none; }
         #add-progress.-shown { display: block; }
-        #add-buttons { height: auto; align-horizontal: right; }
+        #add-buttons { dock: bottom; height: auto; padding-top: 1; align-horizontal: right; }
         #add-buttons Button { margin-left: 2; }
     }
     """
@@ -131,7 +131,9 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
         self.cancel_install = threading.Event()
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        # The buttons are docked at the bottom: on a small terminal the detail shrinks (and
+        # scrolls), never the buttons.
+        with Vertical(id="add-box"):
             if self.first_run:
                 yield Static("No agent is configured yet", id="add-title")
                 yield Static(
@@ -143,7 +145,7 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
             else:
                 yield Static("Add an agent from the ACP registry", id="add-title")
             yield Static(Text(f"Reading {self.registry_url} …"), id="add-source")
-            yield Input(placeholder="Filter by name or description", id="add-filter")
+            yield Input(placeholder="Filter by name or description", id="add-filter", compact=True)
             yield OptionList(id="add-list")
             with VerticalScroll(id="add-detail"):
                 yield Static(id="detail-heading")
@@ -153,11 +155,15 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
                 yield Static(id="detail-warning")
                 yield Static(id="detail-error")
             yield ProgressBar(id="add-progress", show_eta=False)
-            yield Static(id="add-status")
+            status = Static(id="add-status")
+            status.display = False  # until there is something to say
+            yield status
             with Horizontal(id="add-buttons"):
                 leave = "Keep using the demo agent" if self.first_run else "Cancel"
-                yield Button(leave, id="add-cancel")
-                yield Button("Add", id="add-confirm", variant="primary", disabled=True)
+                yield Button(leave, id="add-cancel", compact=True)
+                yield Button(
+                    "Add", id="add-confirm", variant="primary", disabled=True, compact=True
+                )
 
     def on_mount(self) -> None:
         self.show_detail(None)
@@ -222,6 +228,8 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
     @on(OptionList.OptionHighlighted, "#add-list")
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self.show_detail(self.entry(event.option.id))
+        # The detail's new text may change the layout: keep the highlighted row in view.
+        self.call_after_refresh(event.option_list.scroll_to_highlight)
 
     @on(OptionList.OptionSelected, "#add-list")
     def selected(self) -> None:
@@ -353,6 +361,7 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
         status = self.query_one("#add-status", Static)
         status.update(Text(sanitize(text)))
         status.set_class(error, "-error")
+        status.display = bool(text)
 
     # -- leaving ---------------------------------------------------------------------------
 

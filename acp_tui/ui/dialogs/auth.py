@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
@@ -26,10 +26,11 @@ class AuthDialog(ModalScreen[AuthMethodInfo | None]):
     DEFAULT_CSS = """
     AuthDialog {
         align: center middle;
-        & > Vertical {
+        #auth-box {
             width: 80%;
             max-width: 90;
             height: auto;
+            max-height: 90%;
             border: thick $primary;
             background: $panel;
             padding: 1 2;
@@ -49,7 +50,9 @@ class AuthDialog(ModalScreen[AuthMethodInfo | None]):
         self.reason = reason
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        box = VerticalScroll(id="auth-box")  # scrolls on a small terminal
+        box.can_focus = False
+        with box:
             name = sanitize(self.agent_name, NAME_LIMIT)
             yield Static(Content(f"{name} needs you to log in"), id="auth-title")
             yield Static(safe_content(self.reason, limit=TEXT_LIMIT), classes="auth-description")

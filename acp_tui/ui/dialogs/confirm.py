@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -29,10 +29,11 @@ class ConfirmDialog(ModalScreen[bool]):
     DEFAULT_CSS = """
     ConfirmDialog {
         align: center middle;
-        & > Vertical {
+        #confirm-box {
             width: 80%;
             max-width: 80;
             height: auto;
+            max-height: 90%;
             border: thick $error;
             background: $panel;
             padding: 1 2;
@@ -69,7 +70,9 @@ class ConfirmDialog(ModalScreen[bool]):
         self.destructive = destructive
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        box = VerticalScroll(id="confirm-box")  # scrolls on a small terminal
+        box.can_focus = False
+        with box:
             yield Static(Text(sanitize(self.question)), id="confirm-title")
             yield Static(Text(self.items_text()), id="confirm-items")
             with Horizontal(id="confirm-buttons"):

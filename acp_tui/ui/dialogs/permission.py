@@ -5,6 +5,9 @@ for ``GRACE`` seconds after it appears it takes no answer at all (keys, clicks, 
 are disabled until then, which shows it. The focus starts on the preview, not on a button, so
 Enter (the end of a prompt) never answers; the keys a/A/r/R and 1-9, a click, or Tab then Enter
 do. Everything the agent sent is shown as literal text, never markup.
+
+The options are one line each and, with the title, stay in place while the preview between
+them scrolls: every option is on screen however long the diff, down to an 80x24 terminal.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ class PermissionDialog(ModalScreen[str | None]):
     DEFAULT_CSS = """
     PermissionDialog {
         align: center middle;
-        & > Vertical {
+        & > VerticalScroll {
             width: 90%;
             max-width: 110;
             height: auto;
@@ -51,12 +54,18 @@ class PermissionDialog(ModalScreen[str | None]):
             background: $panel;
             padding: 1 2;
         }
-        #permission-title { text-style: bold; margin-bottom: 1; }
-        #permission-preview { height: auto; max-height: 20; margin-bottom: 1; }
+        #permission-title { dock: top; text-style: bold; margin-bottom: 1; height: auto; }
+        #permission-preview { height: auto; }
+        #permission-answers { dock: bottom; height: auto; padding-top: 1; }
         #permission-options { height: auto; }
-        #permission-waiting { color: $text-muted; margin-top: 1; }
+        #permission-waiting { color: $text-muted; margin-top: 1; height: auto; }
         #permission-waiting.-none { display: none; }
-        Button { width: 100%; margin-bottom: 0; }
+        #permission-options Button {
+            width: 100%;
+            text-align: left;
+            content-align: left middle;
+            padding: 0 1;
+        }
     }
     """
 
@@ -88,18 +97,22 @@ class PermissionDialog(ModalScreen[str | None]):
         title = sanitize(
             question or f"Allow? {tool.title or 'The agent wants to use a tool'}", TEXT_LIMIT
         )
-        with Vertical():
+        # The title and the answers are docked: only the preview scrolls, so every option is
+        # on screen however long the preview and however small the terminal.
+        with VerticalScroll(id="permission-box"):
             yield Static(Text(title), id="permission-title")
-            with VerticalScroll(id="permission-preview"):
-                yield Static(self._preview())
-            with Vertical(id="permission-options"):
-                options = self.request.options
-                for option in options[:OPTIONS_SHOWN]:
-                    yield Button(self._label(option), name=option.option_id, disabled=True)
-                if len(options) > OPTIONS_SHOWN:
-                    hidden = more_text(len(options) - OPTIONS_SHOWN, "options (not shown)")
-                    yield Static(Content(hidden), id="permission-more")
-            yield Static(id="permission-waiting")
+            yield Static(self._preview(), id="permission-preview")
+            with Vertical(id="permission-answers"):
+                with Vertical(id="permission-options"):
+                    options = self.request.options
+                    for option in options[:OPTIONS_SHOWN]:
+                        yield Button(
+                            self._label(option), name=option.option_id, disabled=True, compact=True
+                        )
+                    if len(options) > OPTIONS_SHOWN:
+                        hidden = more_text(len(options) - OPTIONS_SHOWN, "options (not shown)")
+                        yield Static(Content(hidden), id="permission-more")
+                yield Static(id="permission-waiting")
 
     def on_mount(self) -> None:
         self.set_waiting(self.waiting)

@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DirectoryTree, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -31,8 +31,8 @@ from acp_tui.ui.widgets.root_list import RootList
 from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 
 HELP = (
-    "Tab completes a folder name, Enter adds it. In the tree: Enter opens a folder "
-    "and copies it above, a adds it, Backspace goes up. In the list: Ctrl+↑/↓ move, Delete removes."
+    "Tab completes, Enter adds. Tree: Enter copies a folder above, a adds it, Backspace goes "
+    "up. List: Ctrl+↑/↓ move, Delete removes."
 )
 
 
@@ -51,7 +51,7 @@ class RootsDialog(ModalScreen[RootsResult | None]):
     DEFAULT_CSS = """
     RootsDialog {
         align: center middle;
-        & > Vertical {
+        #roots-box {
             width: 95%;
             max-width: 140;
             height: 95%;
@@ -60,24 +60,33 @@ class RootsDialog(ModalScreen[RootsResult | None]):
             background: $panel;
             padding: 0 1;
         }
-        &.-unsupported > Vertical { max-width: 90; height: auto; border: thick $error; }
-        .roots-title { text-style: bold; margin-bottom: 1; }
+        &.-unsupported #roots-box {
+            max-width: 90;
+            height: auto;
+            max-height: 95%;
+            border: thick $error;
+            padding: 1 2;
+        }
+        &.-unsupported .roots-title { margin-bottom: 1; }
+        .roots-title { text-style: bold; }
         .roots-muted { color: $text-muted; height: auto; }
         #roots-reason { color: $text-error; text-style: bold; margin-bottom: 1; height: auto; }
-        #roots-entry { height: auto; }
+        #roots-entry { height: auto; margin-top: 1; }
         #roots-path { width: 1fr; }
+        #roots-add { margin-left: 1; min-width: 8; }
         #roots-message { height: auto; color: $text-muted; }
         #roots-message.-error { color: $text-error; }
-        #roots-body { height: 1fr; min-height: 6; }
+        #roots-body { height: 1fr; min-height: 8; margin-top: 1; }
         #roots-tree { width: 1fr; height: 1fr; border: round $border; }
-        #roots-side { width: 1fr; height: 1fr; }
-        #roots-list { height: 8; max-height: 8; }
-        #roots-recent { height: 1fr; min-height: 3; }
+        #roots-side { width: 1fr; height: 1fr; margin-left: 1; }
+        #roots-list { height: auto; min-height: 2; max-height: 8; }
+        #roots-recent { height: 1fr; min-height: 2; }
         #roots-list-buttons { height: auto; }
         #roots-list-buttons Button { min-width: 8; margin-right: 1; }
         #roots-notes { height: auto; color: $text-warning; }
-        #roots-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-        #roots-buttons Button { margin-left: 2; }
+        #roots-buttons { dock: bottom; height: auto; padding-top: 1; align-horizontal: right; }
+        #roots-cwd { text-wrap: nowrap; text-overflow: ellipsis; }
+        #roots-buttons Button { margin-left: 2; min-width: 10; }
     }
     """
 
@@ -108,7 +117,11 @@ class RootsDialog(ModalScreen[RootsResult | None]):
     # -- layout ----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        # The buttons are compact (one line each) and docked at the bottom; the rest scrolls
+        # when even that does not fit. The box never takes the focus itself.
+        box = VerticalScroll(id="roots-box")
+        box.can_focus = False
+        with box:
             if self.supported:
                 yield from self.compose_chooser()
             else:
@@ -127,22 +140,27 @@ class RootsDialog(ModalScreen[RootsResult | None]):
         )
         with Horizontal(id="roots-buttons"):
             # Cancel comes first, so it has the focus: Enter never drops roots by reflex.
-            yield Button("Cancel", id="roots-cancel", variant="primary")
-            yield Button("Go on without extra roots", id="roots-without", variant="warning")
+            yield Button("Cancel", id="roots-cancel", variant="primary", compact=True)
+            yield Button(
+                "Go on without extra roots", id="roots-without", variant="warning", compact=True
+            )
 
     def compose_chooser(self) -> ComposeResult:
         yield Static("Extra workspace roots for the new session", classes="roots-title")
         yield Static(
             Text(f"Working directory (always the first root): {sanitize(str(self.cwd))}"),
             classes="roots-muted",
+            id="roots-cwd",
         )
         with Horizontal(id="roots-entry"):
             yield PathInput(
                 self.cwd, placeholder="a folder: /abs, relative or ~/…", id="roots-path"
             )
-            yield Button("Add", id="roots-add")
+            yield Button("Add", id="roots-add", compact=True)
         yield Static(Text(HELP), classes="roots-muted")
-        yield Static(id="roots-message")
+        message = Static(id="roots-message")
+        message.display = False  # until there is something to say
+        yield message
         with Horizontal(id="roots-body"):
             yield RootTree(self.browse_from, id="roots-tree")
             with Vertical(id="roots-side"):
@@ -150,15 +168,15 @@ class RootsDialog(ModalScreen[RootsResult | None]):
                 shown = [str(absolute_form(str(root), self.cwd) or root) for root in self.initial]
                 yield RootList(shown, id="roots-list")
                 with Horizontal(id="roots-list-buttons"):
-                    yield Button("Up", id="roots-up")
-                    yield Button("Down", id="roots-down")
-                    yield Button("Remove", id="roots-remove")
+                    yield Button("Up", id="roots-up", compact=True)
+                    yield Button("Down", id="roots-down", compact=True)
+                    yield Button("Remove", id="roots-remove", compact=True)
                 yield Label("Recent roots of this project")
                 yield OptionList(id="roots-recent")
         yield Static(id="roots-notes")
         with Horizontal(id="roots-buttons"):
-            yield Button("Cancel", id="roots-cancel")
-            yield Button("Open session", id="roots-ok", variant="primary")
+            yield Button("Cancel", id="roots-cancel", compact=True)
+            yield Button("Open session", id="roots-ok", variant="primary", compact=True)
 
     def on_mount(self) -> None:
         if self.supported:
@@ -175,6 +193,7 @@ class RootsDialog(ModalScreen[RootsResult | None]):
         message = self.query_one("#roots-message", Static)
         message.update(Text(sanitize(text)))
         message.set_class(error, "-error")
+        message.display = bool(text)
 
     def recheck(self) -> None:
         """Validate the list: mark refused entries, show the notes, refresh the recent list."""
@@ -183,6 +202,7 @@ class RootsDialog(ModalScreen[RootsResult | None]):
         self.query_one(RootList).show_problems({p.index: p.reason for p in check.problems})
         notes = self.query_one("#roots-notes", Static)
         notes.update(Text("\n".join(f"Note: {sanitize(note)}" for note in check.notes)))
+        notes.display = bool(check.notes)
         recent = self.query_one("#roots-recent", OptionList)
         recent.clear_options()
         offered = [r for r in self.recent if str(r) not in entries and r != self.cwd]

@@ -6,6 +6,10 @@ The pane shows its slot (state down) and acts on it through the Workspace it is 
 submits (the Workspace sends or queues), the queue's rows are edited or removed there, a picked
 option is applied there. Before the Workspace exists (the first frame), Enter keeps the text in
 the pane's own queue, shown the same way, and hands it over once the slot is bound.
+
+The keys that act on the transcript work from anywhere in the pane: PageUp/PageDown and
+Ctrl+Home/End scroll it (from the prompt too, unless its draft is taller than it, see
+`PromptInput`), Ctrl+F opens the find bar over it, and Esc goes back to the prompt.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,6 +28,7 @@ from textual.widgets import Static
 from acp_tui.ui.messages import OptionChosen
 from acp_tui.ui.safe_text import NAME_LIMIT, sanitize
 from acp_tui.ui.startup import StandIn, replace_stand_in
+from acp_tui.ui.widgets.find_bar import FindBar
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
 
@@ -45,8 +51,6 @@ EARLY_REASON = "sent once the agent has started"
 class ChatPane(Vertical):
     """The chat of one slot; see the module docstring."""
 
-    BINDINGS = [Binding("ctrl+up", "focus_queue", "Queued", tooltip="Edit the queued messages")]
-
     DEFAULT_CSS = """
     ChatPane {
         height: 1fr;
@@ -55,6 +59,16 @@ class ChatPane(Vertical):
         #prompt { margin: 0 0; }
     }
     """
+
+    BINDINGS = [
+        Binding("ctrl+up", "focus_queue", "Queued", tooltip="Edit the queued messages"),
+        Binding("ctrl+f", "find", "Find"),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("ctrl+home", "transcript_edge(False)", "Top", show=False),
+        Binding("ctrl+end", "transcript_edge(True)", "End", show=False),
+        Binding("escape", "back_to_prompt", "Prompt", show=False),
+    ]
 
     def __init__(
         self,
@@ -83,6 +97,7 @@ class ChatPane(Vertical):
         else:
             yield self._new_transcript_view(core)
             yield core.session_options(id="session-options")
+        yield FindBar(id="find")
         yield QueueView(id="queue")
         yield PromptInput(history=self.history, id="prompt")
 
@@ -115,6 +130,10 @@ class ChatPane(Vertical):
         return views.first() if views else None
 
     @property
+    def find_bar(self) -> FindBar:
+        return self.query_one(FindBar)
+
+    @property
     def session_options(self) -> SessionOptions | None:
         if self.core is None:
             return None
@@ -144,6 +163,8 @@ class ChatPane(Vertical):
         lookup = slot.session.terminal_output if slot.session is not None else None
         if view is not None:
             view.show(transcript, lookup)
+            if self.find_bar.is_open:  # the same query, in the transcript shown now
+                self.find_bar.search(self.find_bar.query_text)
         if options is not None:
             options.show(transcript)
         if slot.session is not None:
@@ -226,6 +247,9 @@ class ChatPane(Vertical):
     @on(PromptInput.Submitted)
     def submit(self, event: PromptInput.Submitted) -> None:
         event.stop()
+        view = self.transcript_view
+        if view is not None:
+            view.jump(None)  # what was sent, and the reply, are at the end
         if self.slot is None or self.workspace is None:
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
@@ -261,6 +285,33 @@ class ChatPane(Vertical):
     @on(QueueView.Back)
     def back_to_prompt(self, event: QueueView.Back) -> None:
         event.stop()
+        self.prompt.focus()
+
+    # -- keys over the transcript -----------------------------------------------------------
+
+    def action_find(self) -> None:
+        view = self.transcript_view
+        if view is not None:
+            self.find_bar.open(view)
+
+    @on(FindBar.Closed)
+    def find_closed(self, event: FindBar.Closed) -> None:
+        event.stop()
+        self.prompt.focus()
+
+    def action_page(self, step: int) -> None:
+        view = self.transcript_view
+        if view is not None:
+            view.page(step)
+
+    def action_transcript_edge(self, end: bool) -> None:
+        view = self.transcript_view
+        if view is not None:
+            view.jump(None if end else 0)
+
+    def action_back_to_prompt(self) -> None:
+        if self.prompt.has_focus:
+            raise SkipAction()  # Esc in the prompt is the screen's: it cancels the turn
         self.prompt.focus()
 
     @on(OptionChosen)

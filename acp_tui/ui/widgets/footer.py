@@ -1,13 +1,26 @@
-"""Provides QuietFooter: Textual's footer, redrawn only when the keys it shows change.
+"""Provides QuietFooter: Textual's compact footer, redrawn only when its keys change, showing
+only the keys that fit whole.
 
 Textual's Footer recomposes all its keys whenever the focus moves, even between two widgets
 with the same bindings (two tabs' prompts): tens of milliseconds each time, most of a tab
 switch. This one compares what it would show and leaves itself alone when nothing changed.
+
+Textual's footer also scrolls sideways when its keys are wider than the terminal, so on 80
+columns a key's label is cut in two under the command palette's key, and the palette key,
+docked right with the margin every compact key has, leaves the last column to whatever
+scrolled beneath it (the junk in ``^p palettet``). This footer gives the palette key the last
+column and shows the keys in order (those of the focused widget first) as long as they fit
+whole; the others are left out until the terminal is wider. Every key is in the command
+palette's key panel anyway.
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 
 __all__ = ["QuietFooter"]
@@ -25,9 +38,17 @@ def shown_keys(screen: Screen[object]) -> Shown:
 
 
 class QuietFooter(Footer):
-    """A footer that recomposes only when its keys change."""
+    """A compact footer that recomposes only when its keys change and never cuts one."""
+
+    DEFAULT_CSS = """
+    QuietFooter.-compact FooterKey.-command-palette { margin-right: 0; }
+    """
 
     _shown: Shown | None = None
+
+    def __init__(self) -> None:
+        super().__init__(compact=True)
+        self._laid_out_for = 0
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if screen.app.app_focus and self.is_attached and screen is self.screen:
@@ -36,3 +57,28 @@ class QuietFooter(Footer):
                 return
             self._shown = shown
         super().bindings_changed(screen)
+
+    def compose(self) -> ComposeResult:
+        widgets = list(super().compose())
+        width = self.size.width or self.app.size.width
+        keys = [w for w in widgets if not w.has_class("-command-palette")]
+        palette = [w for w in widgets if w.has_class("-command-palette")]
+        room = width - sum(key_width(w) + 1 for w in palette)  # its left border
+        for widget in keys:
+            room -= key_width(widget) + 1  # the margin after each key
+            if room < -1:  # the last key's margin may be cut off
+                break
+            yield widget
+        yield from palette
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._laid_out_for:
+            self._laid_out_for = event.size.width
+            self.call_after_refresh(self.recompose)
+
+
+def key_width(widget: Widget) -> int:
+    """The cells a compact footer key takes: its key, a space and its description."""
+    key = str(getattr(widget, "key_display", ""))
+    description = str(getattr(widget, "description", ""))
+    return cell_len(key) + (1 + cell_len(description) if description else 0)

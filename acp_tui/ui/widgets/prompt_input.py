@@ -6,6 +6,10 @@ prompt history, and going past the newest entry gives back the draft. ``/`` at t
 prompt completes the agent's commands; ``@`` completes files under the session's roots, listed by
 a thread worker. ``@path`` mentions are turned into attachments when the prompt is sent (see
 `acp_tui.client.prompt`); a pasted path to an image file becomes such a mention.
+
+PageUp/PageDown and Ctrl+Home/End are the transcript's (the pane's keys) unless the draft is
+taller than the editor: then they move in the draft, where paging is useful; a draft that fits
+has nothing to page through, and the transcript is what the user wants to move.
 """
 
 from __future__ import annotations
@@ -64,11 +68,14 @@ class PromptInput(TextArea):
     """
 
     BINDINGS = [
-        # Handled in `_on_key`, in order with the typed characters; listed for the footer.
-        Binding("enter", "submit", "Send"),
+        # Handled in `_on_key`, in order with the typed characters; listed for the key panel
+        # (not the footer: the placeholder says it, and 80 columns are few).
+        Binding("enter", "submit", "Send", show=False),
         Binding("shift+enter,ctrl+j", "newline", "New line", show=False),
         Binding("tab", "accept_completion", "Complete", show=False),
         Binding("escape", "close_completion", "Close the list", show=False),
+        Binding("ctrl+home", "cursor_draft_edge(False)", "Start", show=False),
+        Binding("ctrl+end", "cursor_draft_edge(True)", "End", show=False),
     ]
 
     @dataclass
@@ -190,6 +197,26 @@ class PromptInput(TextArea):
         on_edge = self.navigator.is_last_wrapped_line(self.cursor_location)
         if select or not on_edge or not self.recall(older=False):
             super().action_cursor_down(select)
+
+    @property
+    def overflows(self) -> bool:
+        """Whether the draft is taller than the editor (it scrolls)."""
+        return self.max_scroll_y > 0
+
+    def action_cursor_page_up(self) -> None:
+        if not self.overflows:
+            raise SkipAction()  # the pane pages the transcript
+        super().action_cursor_page_up()
+
+    def action_cursor_page_down(self) -> None:
+        if not self.overflows:
+            raise SkipAction()
+        super().action_cursor_page_down()
+
+    def action_cursor_draft_edge(self, end: bool) -> None:
+        if not self.overflows:
+            raise SkipAction()  # the pane goes to the transcript's top or end
+        self.move_cursor(self.document.end if end else (0, 0))
 
     def recall(self, *, older: bool) -> bool:
         """Show the previous (or next) prompt of the history; False when there is none."""

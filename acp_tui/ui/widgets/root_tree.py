@@ -126,7 +126,7 @@ class PathInput(Input):
             return self.path_input
 
     def __init__(self, cwd: Path, *, placeholder: str = "", id: str | None = None) -> None:
-        super().__init__(placeholder=placeholder, id=id)
+        super().__init__(placeholder=placeholder, id=id, compact=True)  # one line: fits 80x24
         self.cwd = cwd
 
     def complete(self) -> Completion:

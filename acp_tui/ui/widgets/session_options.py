@@ -289,7 +289,15 @@ class SessionOptions(Horizontal):
             usage.update(Text(format_usage(self.usage)))
 
     async def rebuild(self) -> None:
-        """Recompose for a new set of options, as many times as they changed meanwhile."""
+        """Recompose for a new set of options, as many times as they changed meanwhile.
+
+        A picker that had the focus has it again (the new widget of the same option), else the
+        prompt does: Textual would move the focus of a removed widget to the next focusable
+        one, often the transcript, where what the user types next is lost.
+        """
+        focused = self.screen.focused if self.is_attached else None
+        had_focus = focused is not None and self in focused.ancestors
+        name = focused.name if focused is not None and had_focus else None
         try:
             while True:
                 self._rebuild_again = False
@@ -298,8 +306,22 @@ class SessionOptions(Horizontal):
                     break
         finally:
             self._rebuilding = False
-        if self.is_mounted:
-            self.refresh_from_transcript()  # values that changed during the last pass
+        if not self.is_mounted:
+            return
+        self.refresh_from_transcript()  # values that changed during the last pass
+        if had_focus:
+            self.refocus(name)
+
+    def refocus(self, name: str | None) -> None:
+        """Focus the picker called ``name``, or else the prompt beside the bar."""
+        for widget in self.query("Select, Switch"):
+            if name is not None and widget.name == name:
+                widget.focus()
+                return
+        parent = self.parent
+        prompts = parent.query("#prompt") if parent is not None else None
+        if prompts:
+            prompts.first().focus()
 
     def _user_change(self, key: str, value: object) -> None:
         # Only a value that differs from the transcript is the user's: the agent's own pushes
