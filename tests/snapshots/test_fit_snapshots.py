@@ -144,6 +144,8 @@ def test_add_agent_dialog_80x24(snap_compare: Compare, place: Place) -> None:
 
     async def run(pilot: Pilot[None]) -> None:
         await listed(pilot, "gamma")
+        await pilot.pause(0.2)  # the list scrolls to the highlighted row: let it finish
+        await pilot.wait_for_scheduled_animations()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 

@@ -439,7 +439,14 @@ async def test_set_mode_and_config_options(data_dir: Path) -> None:
         model = {"sessionId": sid, "configId": "model", "value": "demo-smart"}
         options = (await client.call("session/set_config_option", model))["configOptions"]
         current = {o["id"]: o["currentValue"] for o in options}
-        assert current == {"mode": "code", "model": "demo-smart", "effort": "low", "verbose": False}
+        # The smart model brings a reasoning picker (a picker that changes the set of pickers).
+        assert current == {
+            "mode": "code",
+            "model": "demo-smart",
+            "effort": "low",
+            "reasoning": "brief",
+            "verbose": False,
+        }
         verbose = {"sessionId": sid, "configId": "verbose", "type": "boolean", "value": True}
         options = (await client.call("session/set_config_option", verbose))["configOptions"]
         assert {o["id"]: o["currentValue"] for o in options}["verbose"] is True
