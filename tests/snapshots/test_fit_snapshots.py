@@ -11,12 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from acp_tui.config.paths import get_paths
+from acp_tui.config.settings import AgentConfig, Settings
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.browser.controls import RootsFilterDialog
+from acp_tui.ui.dialogs.agent_choice import AgentChoiceDialog
 from acp_tui.ui.dialogs.auth import AuthDialog
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
 from acp_tui.ui.dialogs.export import ExportDialog
@@ -180,3 +183,27 @@ def test_chat_code_block_selected_80x24(
 
     app = build_app(place, tmp_path / "demo")
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+class AgentChoiceHost(App[None]):
+    """The Ctrl+N agent choice over a plain screen, with more agents than a small terminal holds."""
+
+    def on_mount(self) -> None:
+        agents = {
+            f"agent-{n:02d}": AgentConfig(
+                command="npx", args=["-y", f"@example/agent-{n:02d}-acp"], title=f"Agent {n}"
+            )
+            for n in range(1, 25)
+        }
+        names = ["demo", *agents]
+        self.push_screen(AgentChoiceDialog("demo", names, Settings(agents=agents)))
+
+
+def test_agent_choice_dialog_80x24(snap_compare: Compare) -> None:
+    async def run(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(pilot.app.screen, AgentChoiceDialog))
+        await pilot.press("end")  # the list scrolls: every agent can be reached
+        await pilot.pause(0.2)
+        await pilot.wait_for_scheduled_animations()
+
+    assert snap_compare(AgentChoiceHost(), terminal_size=SIZE, run_before=run)
