@@ -58,6 +58,8 @@ class TranscriptSink(Protocol):
 
     def reset(self, agent_key: str, session_id: str) -> None: ...
 
+    def unindex(self, agent_key: str, session_id: str) -> None: ...
+
     def begin_aside(self, agent_key: str, session_id: str) -> None: ...
 
     def end_aside(self, agent_key: str, session_id: str, *, replaced: bool) -> None: ...
@@ -149,7 +151,11 @@ class SessionRecorder:
         """Index a session from `session/new` at its first prompt: one left unused (a launch
         or Ctrl+N and no message) leaves nothing behind in the local list, even after a
         crash."""
-        self._unused[session.session_id] = session
+        session_id = session.session_id
+        self._unused[session_id] = session
+        if session_id in self._noted:  # an update before the session/new answer indexed it
+            self._noted.discard(session_id)
+            self.cache.unindex(self.agent_key, session_id)
 
     def _index(self, session: LiveSession, *, created: bool = False) -> None:
         self._noted.add(session.session_id)
@@ -208,7 +214,7 @@ class SessionRecorder:
             self.cache.record_update(self.agent_key, session_id, update.to_wire(), flush=flush)
         else:
             self.cache.record_update_json(self.agent_key, session_id, wire, flush=flush)
-        if session_id not in self._noted:
+        if session_id not in self._noted and session_id not in self._unused:
             self._index(session)
         if isinstance(update, SessionInfoUpdate):
             self._apply_info(session_id, update)

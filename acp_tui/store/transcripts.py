@@ -424,6 +424,12 @@ class TranscriptCache:
     def session(self, agent_key: str, session_id: str) -> CachedSession | None:
         return read_index(self.index_path(agent_key)).get(session_id)
 
+    def unindex(self, agent_key: str, session_id: str) -> None:
+        """Take a session out of the index (its recorded events stay)."""
+        index = read_index(self.index_path(agent_key))
+        if index.pop(session_id, None) is not None:
+            self._save_index(agent_key, index)
+
     def forget(self, agent_key: str, session_id: str) -> None:
         """Remove a (deleted) session: its index entry and its recorded events."""
         index = read_index(self.index_path(agent_key))

@@ -657,7 +657,8 @@ async def test_set_mode_and_config_options_update_the_transcript(data: Path, pro
         await client.set_config_option(sid, "model", "demo-smart")
         await client.set_config_option(sid, "verbose", True)
         values = {o.id: o.current_value for o in session.transcript.config_options}
-        assert values == {"mode": "code", "model": "demo-smart", "effort": "low", "verbose": True}
+        smart = {"model": "demo-smart", "effort": "low", "reasoning": "brief"}  # + its picker
+        assert values == {"mode": "code", **smart, "verbose": True}
         await client.prompt(sid, text("hello"))
         assert "Verbose mode" in "".join(m.text for m in messages(session.transcript, "thought"))
         with pytest.raises(RpcError) as caught:

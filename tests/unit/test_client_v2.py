@@ -502,7 +502,8 @@ async def test_config_options(version: int, data: Path, project: Path) -> None:
         await client.set_config_option(sid, "model", "demo-smart")
         await client.set_config_option(sid, "verbose", True)
         values = {o.id: o.current_value for o in session.transcript.config_options}
-        assert values == {"mode": "code", "model": "demo-smart", "effort": "low", "verbose": True}
+        smart = {"model": "demo-smart", "effort": "low", "reasoning": "brief"}  # + its picker
+        assert values == {"mode": "code", **smart, "verbose": True}
         await client.prompt(sid, text("hello"))
         thoughts = "".join(m.text for m in messages(session.transcript, "thought"))
         assert "Verbose mode" in thoughts

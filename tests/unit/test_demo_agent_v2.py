@@ -260,6 +260,7 @@ async def test_login_config_options_and_logout(data_dir: Path, tmp_path: Path) -
         result = await client.call("session/set_config_option", params)
         validate("schema.json", "SetSessionConfigOptionResponse", result, "set_config_option")
         values = {o["configId"]: o["currentValue"] for o in result["configOptions"]}
-        assert values == {"mode": "ask", "model": "demo-smart", "effort": "low", "verbose": False}
+        smart = {"model": "demo-smart", "effort": "low", "reasoning": "brief"}  # + its picker
+        assert values == {"mode": "ask", **smart, "verbose": False}
         assert await client.call("auth/logout", {}) == {}
         await expect_error(client, -32000, "session/list", {})
