@@ -215,37 +215,10 @@ class AcpApp(PlainToasts):
     # -- commands ----------------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        from acp_tui.ui.session_commands import logout_commands, tab_commands
+        from acp_tui.ui.session_commands import app_commands, logout_commands, tab_commands
 
         yield from super().get_system_commands(screen)
-        yield SystemCommand(
-            "Export transcript", "Save the conversation as Markdown", self.action_export_transcript
-        )
-        yield SystemCommand(
-            "New session with roots…",
-            "Choose extra workspace roots and start a new session (Ctrl+N)",
-            self.action_new_session_with_roots,
-        )
-        yield SystemCommand(
-            "Sessions: toggle browser",
-            "Show the session browser beside the chat, widen it, hide it (Ctrl+B)",
-            self.action_toggle_browser,
-        )
-        yield SystemCommand(
-            "Restart agent",
-            "Start the current session's agent again and reopen its sessions (Ctrl+R)",
-            self.action_restart_agent,
-        )
-        yield SystemCommand(
-            "Wire inspector",
-            "The current agent's JSON-RPC traffic, both ways, with timings (F12)",
-            self.action_wire_inspector,
-        )
-        yield SystemCommand(
-            "Add an agent",
-            "Pick an agent from the ACP agent registry and add it to the config file",
-            self.action_add_agent,
-        )
+        yield from app_commands(self)
         yield from logout_commands(self, self.workspace, self.slot)
         yield from tab_commands(self, self.workspace, self.slot)
 

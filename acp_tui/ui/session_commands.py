@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from acp_tui.config.paths import Paths
 
 __all__ = [
+    "app_commands",
     "close_tab",
     "export_transcript",
     "logout_commands",
@@ -30,6 +31,43 @@ __all__ = [
     "restart_agent",
     "tab_commands",
 ]
+
+
+APP_COMMANDS = (
+    ("Export transcript", "Save the conversation as Markdown", "export_transcript"),
+    (
+        "New session with roots…",
+        "Choose extra workspace roots and start a new session (Ctrl+N)",
+        "new_session_with_roots",
+    ),
+    (
+        "Sessions: toggle browser",
+        "Show the session browser beside the chat, widen it, hide it (Ctrl+B)",
+        "toggle_browser",
+    ),
+    (
+        "Restart agent",
+        "Start the current session's agent again and reopen its sessions (Ctrl+R)",
+        "restart_agent",
+    ),
+    (
+        "Wire inspector",
+        "The current agent's JSON-RPC traffic, both ways, with timings (F12)",
+        "wire_inspector",
+    ),
+    (
+        "Add an agent",
+        "Pick an agent from the ACP agent registry and add it to the config file",
+        "add_agent",
+    ),
+)
+"""The App's own palette entries: title, help, and the App action they run."""
+
+
+def app_commands(app: App[int]) -> Iterator[SystemCommand]:
+    """The App's own palette entries, each running its ``action_*`` method."""
+    for title, help_text, action in APP_COMMANDS:
+        yield SystemCommand(title, help_text, getattr(app, f"action_{action}"))
 
 
 def tab_commands(
