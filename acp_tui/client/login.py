@@ -117,6 +117,12 @@ class Login:
                 tg.start_soon(on_cancel)
                 await client.authenticate(method.id)
                 tg.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            # The task group wraps the call's own error (the agent exited, an RpcError): the
+            # caller handles those by their type, so it gets the error itself.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
         finally:
             agent.login_cancel = None
             agent.status = "ready" if agent.alive else agent.status

@@ -147,6 +147,8 @@ async def test_an_agent_that_exits_during_the_login_is_said_and_nothing_hangs(
         said = "\n".join(notices(slot.transcript))
         assert "exited with code 3" in said
         assert "the login crashed" in said  # what the agent said on stderr
+        internal = [n.text for n in watch.of(Notice) if "Internal error" in n.text]
+        assert internal == []  # the exit is said as an exit, not as a crash of acp-tui
         assert not agent.alive
         assert agent.login_cancel is None
         ws.submit(slot, "still there?")  # queued for the restart, not lost, nothing raised
