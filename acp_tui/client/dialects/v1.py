@@ -10,6 +10,7 @@ from acp_tui.client.dialects.events import Event
 from acp_tui.protocol import methods as v1m
 from acp_tui.protocol import updates as v1u
 from acp_tui.protocol.base import WireModel
+from acp_tui.protocol.big import validate_in_pieces
 from acp_tui.protocol.capabilities import (
     ClientCapabilities,
     Implementation,
@@ -98,4 +99,4 @@ class V1Dialect(Dialect):
         return note.session_id, [note.update]
 
     def permission_request(self, params: Any) -> RequestPermissionRequest:
-        return RequestPermissionRequest.model_validate(params)
+        return validate_in_pieces(RequestPermissionRequest, params, "options")

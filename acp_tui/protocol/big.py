@@ -1,0 +1,230 @@
+"""Provides the off-loop work on a big line in small steps: decoding, and a quiet collector.
+
+A worker thread only helps the event loop while it lets go of the GIL, and a C or Rust call
+never does: ``json`` decoding a 10 MB line of 100,000 small objects holds it for 200 ms, and
+so does pydantic validating (or encoding) a 100,000-item list in one call. Worse, allocating
+a million objects triggers the collector's full passes, each walking every object of the app
+with the GIL held. So, for a big line:
+
+* :func:`decode_in_steps` decodes the outer levels of the JSON in Python and hands each value
+  below them to ``json``'s C scanner on its own (an item of a huge list is one small call);
+* :func:`quiet_gc` pauses the collector while a big value is decoded, validated or encoded,
+  and freezes what it built (long-lived messages: later collections need not walk them);
+* :func:`validate_in_pieces` and :func:`encode_in_pieces` validate or encode a long list one
+  slice per call.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from json.scanner import make_scanner
+from typing import Annotated, Any, TypeVar, cast
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+__all__ = [
+    "PIECE",
+    "STEP_DEPTH",
+    "decode_in_steps",
+    "encode_in_pieces",
+    "in_pieces",
+    "quiet_gc",
+    "validate_in_pieces",
+]
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+STEP_DEPTH = 8
+"""Objects and arrays shallower than this are decoded in Python, one member at a time (save
+the objects in an array: each is one item of a list, small however long the list is)."""
+
+PIECE = 2000
+"""Items per slice validated or encoded in one call (a few milliseconds each)."""
+
+_scan_once: Callable[[str, int], tuple[Any, int]] = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_lock = threading.Lock()
+_quiet = 0
+_was_enabled = False
+
+
+class _Bad(ValueError):
+    pass
+
+
+def decode_in_steps(line: bytes) -> Any:
+    """The JSON value of ``line``, as ``json.loads`` would give it (invalid UTF-8 replaced),
+    decoded in many short calls instead of one long one; raises ValueError or RecursionError
+    like ``json.loads`` (by decoding it whole, when the stepwise decoder does not follow)."""
+    text = line.decode("utf-8", "replace")
+    try:
+        value, end = _value(text, _skip(text, 0), 0)
+        if _skip(text, end) != len(text):
+            raise _Bad("extra data")
+    except (_Bad, StopIteration, IndexError):
+        return json.loads(text)  # the error (or a corner the steps do not handle) as json says
+    return value
+
+
+_SPACE = " \t\n\r"
+
+
+def _skip(text: str, index: int) -> int:
+    if text[index : index + 1] in _SPACE:  # compact JSON has none: skip the regex
+        return _WHITESPACE.match(text, index).end()  # type: ignore[union-attr]
+    return index
+
+
+def _value(text: str, index: int, depth: int) -> tuple[Any, int]:
+    """The value at ``index``: an array member by member (down to ``STEP_DEPTH``), an object
+    member by member when it is not an array's item (an item of a big list is small), any
+    other value in one call of the C scanner."""
+    char = text[index]
+    if depth >= STEP_DEPTH or char not in "{[":
+        return _scan_once(text, index)
+    if char == "[":
+        items: list[Any] = []
+        index = _skip(text, index + 1)
+        if text[index] == "]":
+            return items, index + 1
+        while True:
+            if text[index] == "{":
+                item, index = _scan_once(text, index)
+            else:
+                item, index = _value(text, index, depth + 1)
+            items.append(item)
+            index = _skip(text, index)
+            if text[index] == "]":
+                return items, index + 1
+            if text[index] != ",":
+                raise _Bad("expected , or ]")
+            index = _skip(text, index + 1)
+    members: dict[str, Any] = {}
+    index = _skip(text, index + 1)
+    if text[index] == "}":
+        return members, index + 1
+    while True:
+        if text[index] != '"':
+            raise _Bad("expected a key")
+        key, index = _scan_once(text, index)
+        index = _skip(text, index)
+        if text[index] != ":":
+            raise _Bad("expected :")
+        members[key], index = _value(text, _skip(text, index + 1), depth + 1)
+        index = _skip(text, index)
+        if text[index] == "}":
+            return members, index + 1
+        if text[index] != ",":
+            raise _Bad("expected , or }")
+        index = _skip(text, index + 1)
+
+
+@contextmanager
+def quiet_gc(*, freeze: bool = True) -> Iterator[None]:
+    """Pause the collector (process-wide) for the work inside; then, with ``freeze``, move
+    what exists into the permanent generation, as ``acp_tui.ui.memory.settle_memory`` does
+    after a big load. Nests, and may be used from several threads at once."""
+    global _quiet, _was_enabled
+    with _lock:
+        if _quiet == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _quiet += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _quiet -= 1
+            if _quiet == 0:
+                if freeze:
+                    gc.freeze()
+                if _was_enabled:
+                    gc.enable()
+
+
+def in_pieces(items: Sequence[T], size: int = PIECE) -> Iterator[Sequence[T]]:
+    """``items`` in slices of ``size``."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def validate_in_pieces(model: type[M], data: Any, key: str) -> M:
+    """``model.model_validate(data)``, the long list ``data[key]`` validated a slice at a time
+    first (the validated items pass through the model's own validation as they are). When a
+    slice fails, the whole is validated at once, for the error the model gives."""
+    items = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(items, list) or len(items) <= PIECE:
+        return model.model_validate(data)
+    adapter = _item_list_adapter(model, key)
+    done: list[Any] = []
+    try:
+        for piece in in_pieces(items):
+            done.extend(adapter.validate_python(piece))
+    except ValidationError:
+        return model.model_validate(data)
+    return model.model_validate({**data, key: done})
+
+
+_adapters: dict[tuple[type[BaseModel], str], TypeAdapter[list[Any]]] = {}
+
+
+def _item_list_adapter(model: type[BaseModel], key: str) -> TypeAdapter[list[Any]]:
+    adapter = _adapters.get((model, key))
+    if adapter is None:
+        for name, info in model.model_fields.items():
+            if key in (name, info.alias, info.validation_alias):
+                annotation = (
+                    Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+                )
+                adapter = _adapters[(model, key)] = TypeAdapter(cast(Any, annotation))
+                break
+        else:
+            raise KeyError(f"{model.__name__} has no field {key!r}")
+    return adapter
+
+
+@functools.cache
+def _any_list() -> TypeAdapter[list[Any]]:
+    return TypeAdapter(list[Any])
+
+
+def encode_in_pieces(model: BaseModel) -> str:
+    """``model.model_dump_json(by_alias=True, exclude_unset=True)``, its long lists of models
+    encoded a slice at a time and spliced in (the JSON is the same, save the order of keys)."""
+    fields = type(model).model_fields
+    long = [
+        name
+        for name in model.model_fields_set
+        if name in fields
+        if isinstance(value := getattr(model, name, None), list)
+        and len(value) > PIECE
+        and isinstance(value[0], BaseModel)
+    ]
+    if not long:
+        return model.model_dump_json(by_alias=True, exclude_unset=True)
+    head = model.model_dump_json(by_alias=True, exclude_unset=True, exclude=set(long))
+    parts = [head[:-1]] if head != "{}" else ["{"]
+    for name in long:
+        info = fields[name]
+        key = info.serialization_alias or info.alias or name
+        if parts[-1] != "{":
+            parts.append(",")
+        parts.append(json.dumps(key) + ":[")
+        for index, piece in enumerate(in_pieces(getattr(model, name))):
+            if index:
+                parts.append(",")
+            parts.append(
+                _any_list()
+                .dump_json(cast(list[Any], piece), by_alias=True, exclude_unset=True)
+                .decode()[1:-1]
+            )
+        parts.append("]")
+    parts.append("}")
+    return "".join(parts)
