@@ -187,14 +187,18 @@ class AgentClient(SessionCalls):
         error.deliberate = self.ending
         return error
 
-    async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
-        """Send a typed request and parse the typed result."""
+    async def request_raw(self, method: str, params: WireModel | None) -> tuple[Any, int]:
+        """Send a typed request; the result as decoded JSON, with the size of its line."""
         try:
-            raw, size = await self.connection.request_sized(
+            return await self.connection.request_sized(
                 method, None if params is None else params.to_wire()
             )
         except ConnectionClosed:
             raise await self._exit_error(f"during {method}") from None
+
+    async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
+        """Send a typed request and parse the typed result."""
+        raw, size = await self.request_raw(method, params)
         try:
             if size > BIG_LINE:  # e.g. 100,000 sessions in one page
                 return await anyio.to_thread.run_sync(quietly, result.from_wire, raw)

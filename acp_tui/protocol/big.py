@@ -34,6 +34,7 @@ __all__ = [
     "decode_in_steps",
     "encode_in_pieces",
     "in_pieces",
+    "list_adapter",
     "quiet_gc",
     "validate_in_pieces",
 ]
@@ -162,7 +163,7 @@ def validate_in_pieces(model: type[M], data: Any, key: str) -> M:
     items = data.get(key) if isinstance(data, dict) else None
     if not isinstance(items, list) or len(items) <= PIECE:
         return model.model_validate(data)
-    adapter = _item_list_adapter(model, key)
+    adapter = list_adapter(model, key)
     done: list[Any] = []
     try:
         for piece in in_pieces(items):
@@ -175,7 +176,9 @@ def validate_in_pieces(model: type[M], data: Any, key: str) -> M:
 _adapters: dict[tuple[type[BaseModel], str], TypeAdapter[list[Any]]] = {}
 
 
-def _item_list_adapter(model: type[BaseModel], key: str) -> TypeAdapter[list[Any]]:
+def list_adapter(model: type[BaseModel], key: str) -> TypeAdapter[list[Any]]:
+    """What validates the list field ``key`` (its wire or Python name) of ``model``, as the
+    model does (skipping invalid items where it does): for a slice of it at a time."""
     adapter = _adapters.get((model, key))
     if adapter is None:
         for name, info in model.model_fields.items():
