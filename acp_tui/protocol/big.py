@@ -83,6 +83,33 @@ def _skip(text: str, index: int) -> int:
     return index
 
 
+def _array(text: str, index: int, depth: int) -> tuple[list[Any], int]:
+    """The array at ``index``, item by item; the hot loop of a huge list, kept lean."""
+    items: list[Any] = []
+    add, scan, space = items.append, _scan_once, _SPACE
+    index = _skip(text, index + 1)
+    if text[index] == "]":
+        return items, index + 1
+    while True:
+        if text[index] == "{":
+            item, index = scan(text, index)
+        else:
+            item, index = _value(text, index, depth + 1)
+        add(item)
+        char = text[index]
+        if char in space:
+            index = _skip(text, index)
+            char = text[index]
+        if char == ",":
+            index += 1
+            if text[index] in space:
+                index = _skip(text, index)
+        elif char == "]":
+            return items, index + 1
+        else:
+            raise _Bad("expected , or ]")
+
+
 def _value(text: str, index: int, depth: int) -> tuple[Any, int]:
     """The value at ``index``: an array member by member (down to ``STEP_DEPTH``), an object
     member by member when it is not an array's item (an item of a big list is small), any
@@ -91,22 +118,7 @@ def _value(text: str, index: int, depth: int) -> tuple[Any, int]:
     if depth >= STEP_DEPTH or char not in "{[":
         return _scan_once(text, index)
     if char == "[":
-        items: list[Any] = []
-        index = _skip(text, index + 1)
-        if text[index] == "]":
-            return items, index + 1
-        while True:
-            if text[index] == "{":
-                item, index = _scan_once(text, index)
-            else:
-                item, index = _value(text, index, depth + 1)
-            items.append(item)
-            index = _skip(text, index)
-            if text[index] == "]":
-                return items, index + 1
-            if text[index] != ",":
-                raise _Bad("expected , or ]")
-            index = _skip(text, index + 1)
+        return _array(text, index, depth)
     members: dict[str, Any] = {}
     index = _skip(text, index + 1)
     if text[index] == "}":
@@ -199,8 +211,10 @@ def _any_list() -> TypeAdapter[list[Any]]:
 
 
 def encode_in_pieces(model: BaseModel) -> str:
-    """``model.model_dump_json(by_alias=True, exclude_unset=True)``, its long lists of models
-    encoded a slice at a time and spliced in (the JSON is the same, save the order of keys)."""
+    """``model.model_dump_json(by_alias=True, exclude_unset=True)``, with its long lists of
+    models encoded a slice at a time and its free-form data (``_meta``, unknown fields: where
+    an agent can put a 50 MB string) a value at a time, spliced in: the same JSON, save the
+    order of keys."""
     fields = type(model).model_fields
     long = [
         name
@@ -210,24 +224,67 @@ def encode_in_pieces(model: BaseModel) -> str:
         and len(value) > PIECE
         and isinstance(value[0], BaseModel)
     ]
-    if not long:
+    free: dict[str, Any] = dict(model.__pydantic_extra__ or {})
+    meta = fields.get("meta")
+    if meta is not None and "meta" in model.model_fields_set:
+        free[meta.serialization_alias or meta.alias or "meta"] = getattr(model, "meta", None)
+    if not long and not free:
         return model.model_dump_json(by_alias=True, exclude_unset=True)
-    head = model.model_dump_json(by_alias=True, exclude_unset=True, exclude=set(long))
-    parts = [head[:-1]] if head != "{}" else ["{"]
+    parts: list[str] = []
+    try:
+        for key, value in free.items():
+            parts.append(_json(key) + ":")
+            _plain_json(value, 0, parts)
+            parts.append(",")
+    except ValueError:  # NaN, or anything json does not write as pydantic does
+        return model.model_dump_json(by_alias=True, exclude_unset=True)
+    skip = {*long, *(model.__pydantic_extra__ or {}), *(["meta"] if "meta" in fields else [])}
+    head = model.model_dump_json(by_alias=True, exclude_unset=True, exclude=skip)
     for name in long:
         info = fields[name]
-        key = info.serialization_alias or info.alias or name
-        if parts[-1] != "{":
-            parts.append(",")
-        parts.append(json.dumps(key) + ":[")
+        parts.append(_json(info.serialization_alias or info.alias or name) + ":[")
         for index, piece in enumerate(in_pieces(getattr(model, name))):
             if index:
                 parts.append(",")
-            parts.append(
-                _any_list()
-                .dump_json(cast(list[Any], piece), by_alias=True, exclude_unset=True)
-                .decode()[1:-1]
+            dumped = _any_list().dump_json(
+                cast(list[Any], piece), by_alias=True, exclude_unset=True
             )
-        parts.append("]")
-    parts.append("}")
-    return "".join(parts)
+            parts.append(dumped.decode()[1:-1])
+        parts.append("],")
+    parts[-1] = parts[-1][:-1]  # the last comma
+    if head != "{}":
+        parts[:0] = [head[1:-1], ","]
+    return "".join(["{", *parts, "}"])
+
+
+STRING_PIECE = 1_000_000
+"""Characters of a huge string encoded per call."""
+
+
+def _plain_json(value: Any, depth: int, parts: list[str]) -> None:
+    """Append the JSON of wire data (as decoded) to ``parts``: container by container, a huge
+    string in slices (joined once, by the caller)."""
+    if isinstance(value, str) and len(value) > STRING_PIECE:
+        parts.append('"')
+        for start in range(0, len(value), STRING_PIECE):
+            parts.append(_json(value[start : start + STRING_PIECE])[1:-1])
+        parts.append('"')
+    elif depth < STEP_DEPTH and isinstance(value, dict) and value:
+        parts.append("{")
+        for key, item in value.items():
+            parts.append(_json(str(key)) + ":")
+            _plain_json(item, depth + 1, parts)
+            parts.append(",")
+        parts[-1] = "}"
+    elif depth < STEP_DEPTH and isinstance(value, list) and value:
+        parts.append("[")
+        for item in value:
+            _plain_json(item, depth + 1, parts)
+            parts.append(",")
+        parts[-1] = "]"
+    else:
+        parts.append(_json(value))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))

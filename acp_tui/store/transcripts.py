@@ -94,14 +94,18 @@ class _Unset(Enum):
 _UNSET = _Unset.UNSET
 
 
-def _update_line(update_json: str) -> bytes:
-    """The recorded line of an update serialised as JSON; raises ValueError when it cannot be
-    (a lone surrogate in an agent's string is kept as a JSON escape)."""
+def _update_line(update_json: str) -> list[bytes]:
+    """The recorded line of an update serialised as JSON, in parts (a 50 MB update is not
+    copied into one more buffer); raises ValueError when it cannot be written (a lone
+    surrogate in an agent's string is kept as a JSON escape)."""
     try:
-        body = update_json.encode("utf-8")
+        body = [
+            update_json[start : start + BIG_WRITE].encode("utf-8")
+            for start in range(0, len(update_json), BIG_WRITE)
+        ]
     except UnicodeError:
-        body = json.dumps(json.loads(update_json), separators=(",", ":")).encode("ascii")
-    return b'{"t":"update","update":' + body + b"}\n"
+        body = [json.dumps(json.loads(update_json), separators=(",", ":")).encode("ascii")]
+    return [b'{"t":"update","update":', *body, b"}\n"]
 
 
 def _digest(text: str, length: int) -> str:
@@ -177,7 +181,7 @@ class TranscriptCache:
             self._write_line(path, lambda: _update_line(update_json), flush=flush)
             return
         try:
-            line = _update_line(update_json)
+            line = b"".join(_update_line(update_json))
         except (TypeError, ValueError) as exc:
             self._failed(f"could not record to {path}", exc)
             return
@@ -299,7 +303,9 @@ class TranscriptCache:
             return
         self._write_line(path, line, flush=flush)
 
-    def _write_line(self, path: Path, line: bytes | Callable[[], bytes], *, flush: bool) -> None:
+    def _write_line(
+        self, path: Path, line: bytes | Callable[[], list[bytes]], *, flush: bool
+    ) -> None:
         """Append ``line`` (or what ``line()`` makes, on the writer thread): off the event loop
         when it is big or writes are queued already (they stay in order), else now."""
         writes = self._background
@@ -312,10 +318,10 @@ class TranscriptCache:
         self._report(path, self._write_now(path, line, flush=flush))
 
     def _write_now(
-        self, path: Path, line: bytes | Callable[[], bytes], *, flush: bool
+        self, path: Path, line: bytes | Callable[[], list[bytes]], *, flush: bool
     ) -> Exception | None:
         try:
-            data = line if isinstance(line, bytes) else line()
+            parts = [line] if isinstance(line, bytes) else line()
         except (TypeError, ValueError) as exc:
             return exc
         try:
@@ -326,10 +332,11 @@ class TranscriptCache:
                 if size:
                     handle.seek(size - 1)
                     if handle.read(1) != b"\n":
-                        data = b"\n" + data
+                        parts.insert(0, b"\n")
                     handle.seek(0, os.SEEK_END)
                 self._clean_tail.add(path)
-            handle.write(data)
+            for part in parts:
+                handle.write(part)
             if flush:
                 handle.flush()
         except OSError as exc:

@@ -120,6 +120,18 @@ def test_validating_in_pieces_gives_the_model_and_its_errors(
 
 def test_encoding_in_pieces_gives_the_same_json(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(big, "PIECE", 3)
+    monkeypatch.setattr(big, "STRING_PIECE", 4)
+    strings: list[str] = []
+    real = big._json
+
+    def counted(value: Any) -> str:
+        if isinstance(value, str):
+            strings.append(value)
+        return real(value)
+
+    monkeypatch.setattr(big, "_json", counted)
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
+    padded = {"pad": 'p\u00e9"\n' * 10, "n": [1, 2.5, None, True, {"deep": "x" * 9}]}
     entries = [
         {"content": f"step {i}", "priority": "high", "status": "pending", "_meta": {"i": i}}
         for i in range(10)
@@ -129,7 +141,11 @@ def test_encoding_in_pieces_gives_the_same_json(monkeypatch: pytest.MonkeyPatch)
         {"sessionUpdate": "plan", "entries": entries},
         {"sessionUpdate": "plan", "entries": entries, "_meta": {"m": 1}},
         {"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x", "locations": locations},
+        {**chunk, "_meta": padded},
+        {**chunk, "_meta": None, "unknownField": padded},
     ):
         model = SessionNotification.from_wire({"sessionId": "s", "update": update}).update
         whole = model.model_dump_json(by_alias=True, exclude_unset=True)
         assert json.loads(encode_in_pieces(model)) == json.loads(whole)
+    assert strings
+    assert not [v for v in strings if "xxxxx" in v or 'p\u00e9"\np' in v]  # in slices
