@@ -21,7 +21,7 @@ import gc
 import json
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from json.scanner import make_scanner
 from typing import Annotated, Any, TypeVar, cast
@@ -37,6 +37,7 @@ __all__ = [
     "list_adapter",
     "quiet_gc",
     "validate_in_pieces",
+    "validate_lists_in_pieces",
 ]
 
 T = TypeVar("T")
@@ -170,19 +171,51 @@ def in_pieces(items: Sequence[T], size: int = PIECE) -> Iterator[Sequence[T]]:
 
 def validate_in_pieces(model: type[M], data: Any, key: str) -> M:
     """``model.model_validate(data)``, the long list ``data[key]`` validated a slice at a time
-    first (the validated items pass through the model's own validation as they are). When a
-    slice fails, the whole is validated at once, for the error the model gives."""
-    items = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(items, list) or len(items) <= PIECE:
-        return model.model_validate(data)
-    adapter = list_adapter(model, key)
-    done: list[Any] = []
-    try:
-        for piece in in_pieces(items):
-            done.extend(adapter.validate_python(piece))
-    except ValidationError:
-        return model.model_validate(data)
-    return model.model_validate({**data, key: done})
+    first (see :func:`validate_lists_in_pieces`, which empties it)."""
+    return model.model_validate(validate_lists_in_pieces(model, data, (key,)))
+
+
+def validate_lists_in_pieces(
+    model: type[BaseModel], data: Any, keys: Collection[str] | None = None
+) -> Any:
+    """``data`` (a wire object of ``model``) with its long lists of objects (those of ``keys``,
+    or all) validated as ``model`` validates them, a slice at a time, for ``model`` to take as
+    they are. Each slice's raw items are dropped from the raw list once validated (it ends
+    empty): the raw dicts and the models are never all held at once. A list with a slice
+    that fails is left whole for ``model``, so the error is the one the model gives."""
+    if not isinstance(data, dict):
+        return data
+    done: dict[str, list[Any]] = {}
+    for key, items in data.items():
+        if keys is not None and key not in keys:
+            continue
+        if not isinstance(items, list) or len(items) <= PIECE or not isinstance(items[0], dict):
+            continue
+        try:
+            adapter = list_adapter(model, key)
+        except KeyError:  # not a field: free-form data
+            continue
+        validated = _consume(items, adapter)
+        if validated is not None:
+            done[key] = validated
+    return {**data, **done} if done else data
+
+
+def _consume(items: list[Any], adapter: TypeAdapter[list[Any]]) -> list[Any] | None:
+    """``items`` validated a slice at a time from the end (dropping each slice's raw items);
+    None, with ``items`` as they were save that the validated tail is models, on an error."""
+    pieces: list[list[Any]] = []
+    while items:
+        start = max(0, len(items) - PIECE)
+        try:
+            piece = adapter.validate_python(items[start:])
+        except ValidationError:
+            for validated in reversed(pieces):
+                items.extend(validated)
+            return None
+        del items[start:]
+        pieces.append(piece)
+    return [item for piece in reversed(pieces) for item in piece]
 
 
 _adapters: dict[tuple[type[BaseModel], str], TypeAdapter[list[Any]]] = {}

@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from acp_tui.protocol import big
-from acp_tui.protocol.big import decode_in_steps, encode_in_pieces, quiet_gc, validate_in_pieces
+from acp_tui.protocol.big import (
+    decode_in_steps,
+    encode_in_pieces,
+    quiet_gc,
+    validate_in_pieces,
+    validate_lists_in_pieces,
+)
 from acp_tui.protocol.client_methods import RequestPermissionRequest
 from acp_tui.protocol.updates import SessionNotification
 
@@ -97,25 +103,59 @@ def test_validating_in_pieces_gives_the_model_and_its_errors(
 ) -> None:
     monkeypatch.setattr(big, "PIECE", 7)
     pieces: list[int] = []
-    real = big.in_pieces
+    real = big.list_adapter
 
-    def counted(items: Any, size: int = 7) -> Any:
-        for piece in real(items, size):
-            pieces.append(len(piece))
-            yield piece
+    class Counted:
+        def __init__(self, adapter: Any) -> None:
+            self.adapter = adapter
 
-    monkeypatch.setattr(big, "in_pieces", counted)
-    options = [{"optionId": f"o{i}", "name": f"n{i}", "kind": "allow_once"} for i in range(50)]
-    params = _permission(options)
+        def validate_python(self, items: list[Any]) -> Any:
+            pieces.append(len(items))
+            return self.adapter.validate_python(items)
+
+    monkeypatch.setattr(big, "list_adapter", lambda model, key: Counted(real(model, key)))
+
+    def options() -> list[dict[str, Any]]:
+        return [{"optionId": f"o{i}", "name": f"n{i}", "kind": "allow_once"} for i in range(50)]
+
+    expected = RequestPermissionRequest.model_validate(_permission(options()))
+    params = _permission(options())
     got = validate_in_pieces(RequestPermissionRequest, params, "options")
-    assert got == RequestPermissionRequest.model_validate(params)
-    assert got.to_wire() == RequestPermissionRequest.model_validate(params).to_wire()
+    assert got == expected
+    assert got.to_wire() == expected.to_wire()
+    assert params["options"] == []  # each raw slice let go once validated
     assert pieces
     assert max(pieces) <= 7
-    options[30] = {"optionId": "bad"}
+    bad = options()
+    bad[30] = {"optionId": "bad"}
     with pytest.raises(ValidationError) as caught:
-        validate_in_pieces(RequestPermissionRequest, _permission(options), "options")
+        validate_in_pieces(RequestPermissionRequest, _permission(bad), "options")
     assert caught.value.errors()[0]["loc"][:2] == ("options", 30)
+
+
+def test_a_long_plan_is_validated_in_slices_as_the_model_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_tui.client.dialects.v1 import LIST_HOLDERS
+
+    monkeypatch.setattr(big, "PIECE", 4)
+
+    def entries() -> list[Any]:
+        listed: list[Any] = [
+            {"content": f"step {i}", "priority": "high", "status": "pending"} for i in range(30)
+        ]
+        listed[17] = {"content": 5}  # invalid: skipped, as the model skips it
+        return listed
+
+    def note() -> dict[str, Any]:
+        return {"sessionId": "s", "update": {"sessionUpdate": "plan", "entries": entries()}}
+
+    expected = SessionNotification.model_validate(note())
+    raw = note()
+    prepared = validate_lists_in_pieces(LIST_HOLDERS["plan"], raw["update"])
+    assert raw["update"]["entries"] == []
+    assert SessionNotification.model_validate({**raw, "update": prepared}) == expected
+    assert len(prepared["entries"]) == 29
 
 
 def test_encoding_in_pieces_gives_the_same_json(monkeypatch: pytest.MonkeyPatch) -> None:
