@@ -24,7 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from acp_tui.client.calls import session_matches
 from acp_tui.client.errors import AgentError, AgentExited
-from acp_tui.protocol.big import in_pieces, list_adapter, quiet_gc
+from acp_tui.protocol.big import list_adapter, quiet_gc
 from acp_tui.protocol.connection import describe_validation_error
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
@@ -172,6 +172,7 @@ class SessionLister:
                     cwd=self.cwd, cursor=cursor, additional_directories=self.additional_directories
                 )
                 response, rest = _split_page(raw)
+                del raw
             else:
                 response = await client.list_sessions(
                     cwd=self.cwd, cursor=cursor, additional_directories=self.additional_directories
@@ -216,11 +217,16 @@ class SessionLister:
         return added
 
     async def _merge_in_pieces(self, items: list[Any], generation: int) -> int | None:
-        """Validate, filter and merge ``items`` a piece at a time in a worker thread; None when
-        the filters changed meanwhile."""
+        """Validate, filter and merge ``items`` a piece at a time in a worker thread (emptying
+        ``items``); None when the filters changed meanwhile."""
         added = 0
-        for piece in in_pieces(items, PIECE):
+        items.reverse()  # taken from the end: each raw piece is let go once validated
+        while items:
+            piece = items[-PIECE:]
+            del items[-PIECE:]
+            piece.reverse()
             infos = await anyio.to_thread.run_sync(self._valid_matches, piece)
+            del piece
             if generation != self.generation:
                 return None
             added += self._merge_valid(infos)
@@ -309,15 +315,15 @@ class SessionLister:
 
 def _split_page(raw: Any) -> tuple[ListSessionsResponse, list[Any]]:
     """A raw page as its response with the first sessions validated, and the sessions left to
-    validate (none unless the page is huge). A page that does not fit the protocol raises
-    :class:`AgentError`, as a validated one would."""
+    validate (none unless the page is huge; taken out of ``raw``). A page that does not fit
+    the protocol raises :class:`AgentError`, as a validated one would."""
     sessions = raw.get("sessions") if isinstance(raw, dict) else None
-    head, rest = raw, []
+    rest: list[Any] = []
     if isinstance(sessions, list) and len(sessions) > FIRST_PIECE:
-        head = {**raw, "sessions": sessions[:FIRST_PIECE]}
         rest = sessions[FIRST_PIECE:]
+        del sessions[FIRST_PIECE:]  # the raw page keeps only its first piece
     try:
-        return ListSessionsResponse.from_wire(head), rest
+        return ListSessionsResponse.from_wire(raw), rest
     except ValidationError as exc:
         raise AgentError(
             "the agent's answer to session/list does not fit the protocol: "
