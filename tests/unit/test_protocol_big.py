@@ -71,7 +71,8 @@ def test_each_item_of_a_long_list_is_one_short_call(monkeypatch: pytest.MonkeyPa
 
 
 def test_the_collector_is_paused_inside_nested_quiet_blocks_and_restored_after() -> None:
-    assert gc.isenabled()
+    was_enabled = gc.isenabled()  # another test in this worker may have left it paused
+    gc.enable()
     frozen = gc.get_freeze_count()
     kept = [[i] for i in range(1000)]
     try:
@@ -90,7 +91,8 @@ def test_the_collector_is_paused_inside_nested_quiet_blocks_and_restored_after()
             pass
         assert not gc.isenabled()  # paused by someone else: left paused
     finally:
-        gc.enable()
+        if was_enabled:
+            gc.enable()
     assert kept
 
 
