@@ -49,6 +49,7 @@ from acp_tui.client.session import LiveSession, PermissionHandler, refuse_permis
 from acp_tui.client.terminal_gate import TerminalPolicy
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
+from acp_tui.protocol.big import quiet_gc
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
 from acp_tui.protocol.client_methods import CompleteElicitationNotification
 from acp_tui.protocol.connection import (
@@ -104,8 +105,14 @@ async def off_loop_if_big(parse: Callable[[Any], _T], params: Any) -> _T:
     """``parse(params)``, in a worker thread when the message came in a big line (200,000 plan
     entries take seconds to validate: the app must not freeze meanwhile)."""
     if line_bytes.get() > BIG_LINE:
-        return await anyio.to_thread.run_sync(parse, params)
+        return await anyio.to_thread.run_sync(quietly, parse, params)
     return parse(params)
+
+
+def quietly(parse: Callable[[Any], _T], params: Any) -> _T:
+    """``parse(params)`` with the collector paused (see ``acp_tui.protocol.big.quiet_gc``)."""
+    with quiet_gc():
+        return parse(params)
 
 
 class AgentClient(SessionCalls):
@@ -183,17 +190,21 @@ class AgentClient(SessionCalls):
         error.deliberate = self.ending
         return error
 
-    async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
-        """Send a typed request and parse the typed result."""
+    async def request_raw(self, method: str, params: WireModel | None) -> tuple[Any, int]:
+        """Send a typed request; the result as decoded JSON, with the size of its line."""
         try:
-            raw, size = await self.connection.request_sized(
+            return await self.connection.request_sized(
                 method, None if params is None else params.to_wire()
             )
         except ConnectionClosed:
             raise await self._exit_error(f"during {method}") from None
+
+    async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
+        """Send a typed request and parse the typed result."""
+        raw, size = await self.request_raw(method, params)
         try:
             if size > BIG_LINE:  # e.g. 100,000 sessions in one page
-                return await anyio.to_thread.run_sync(result.from_wire, raw)
+                return await anyio.to_thread.run_sync(quietly, result.from_wire, raw)
             return result.from_wire(raw)
         except ValidationError as exc:
             raise MalformedResponse(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -83,6 +83,8 @@ class SessionCalls:
     if TYPE_CHECKING:  # provided by AgentClient
 
         async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R: ...
+
+        async def request_raw(self, method: str, params: WireModel | None) -> tuple[Any, int]: ...
 
         async def notify(self, method: str, params: WireModel) -> None: ...
 
@@ -270,6 +272,25 @@ class SessionCalls:
         additional_directories: Sequence[Path] | None = None,
     ) -> ListSessionsResponse:
         """One page of `session/list`. Filters the agent cannot take are not sent."""
+        params = self._list_params(cwd, cursor, additional_directories)
+        return await self.request("session/list", params, ListSessionsResponse)
+
+    async def list_sessions_raw(
+        self,
+        *,
+        cwd: Path | None = None,
+        cursor: str | None = None,
+        additional_directories: Sequence[Path] | None = None,
+    ) -> Any:
+        """One page of `session/list`, not validated yet: the session browser validates a
+        page of 100,000 sessions a piece at a time, showing the first rows meanwhile."""
+        params = self._list_params(cwd, cursor, additional_directories)
+        raw, _ = await self.request_raw("session/list", params)
+        return raw
+
+    def _list_params(
+        self, cwd: Path | None, cursor: str | None, additional_directories: Sequence[Path] | None
+    ) -> ListSessionsRequest:
         self.require("list")
         params = ListSessionsRequest()
         if cwd is not None:
@@ -278,7 +299,7 @@ class SessionCalls:
             params.cursor = cursor
         if additional_directories is not None and self.capabilities.additional_directories:
             params.additional_directories = [str(d) for d in additional_directories]
-        return await self.request("session/list", params, ListSessionsResponse)
+        return params
 
     async def close_session(self, session_id: str) -> None:
         self.require("close")

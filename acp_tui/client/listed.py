@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp_tui.client import continuing
 from acp_tui.client.errors import AgentError, AgentExited
@@ -65,6 +65,23 @@ class LoggedInListing:
         return await self.ws.authenticated(
             self.agent,
             lambda: client.list_sessions(
+                cwd=cwd, cursor=cursor, additional_directories=additional_directories
+            ),
+        )
+
+    async def list_sessions_raw(
+        self,
+        *,
+        cwd: Path | None = None,
+        cursor: str | None = None,
+        additional_directories: Sequence[Path] | None = None,
+    ) -> Any:
+        client = self.agent.client
+        if client is None:
+            raise AgentError("the agent is not running")
+        return await self.ws.authenticated(
+            self.agent,
+            lambda: client.list_sessions_raw(
                 cwd=cwd, cursor=cursor, additional_directories=additional_directories
             ),
         )

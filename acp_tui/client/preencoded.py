@@ -13,14 +13,17 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from acp_tui.protocol.big import encode_in_pieces
+
 __all__ = ["drop", "encode", "encode_all", "take"]
 
 _encoded: dict[int, tuple[BaseModel, str]] = {}
 
 
 def encode(model: BaseModel) -> str:
-    """The model as the recorder writes it: by alias, only the fields that were set."""
-    return model.model_dump_json(by_alias=True, exclude_unset=True)
+    """The model as the recorder writes it: by alias, only the fields that were set (a long
+    list a slice at a time: one call encoding 200,000 plan entries holds the GIL 0.3 s)."""
+    return encode_in_pieces(model)
 
 
 def encode_all(models: Iterable[object]) -> None:

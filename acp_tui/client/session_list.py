@@ -9,16 +9,23 @@ ends the paging and a page for an older filter is dropped. Cursors live in memor
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
 from itertools import pairwise
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
+
+import anyio
+import anyio.to_thread
+from pydantic import TypeAdapter, ValidationError
 
 from acp_tui.client.calls import session_matches
 from acp_tui.client.errors import AgentError, AgentExited
+from acp_tui.protocol.big import list_adapter, quiet_gc
+from acp_tui.protocol.connection import describe_validation_error
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
@@ -52,6 +59,26 @@ class ListingClient(Protocol):
         cursor: str | None = None,
         additional_directories: Sequence[Path] | None = None,
     ) -> ListSessionsResponse: ...
+
+
+@runtime_checkable
+class RawListingClient(ListingClient, Protocol):
+    """A client that also gives a page not validated yet (AgentClient does): a huge page is
+    then validated a piece at a time, and its first rows are shown before the rest."""
+
+    async def list_sessions_raw(
+        self,
+        *,
+        cwd: Path | None = None,
+        cursor: str | None = None,
+        additional_directories: Sequence[Path] | None = None,
+    ) -> Any: ...
+
+
+FIRST_PIECE = 500
+"""Sessions of a huge page validated first: enough for the first screens of rows."""
+PIECE = 2000
+"""Sessions validated at a time (off the event loop) after the first piece."""
 
 
 @dataclass
@@ -123,21 +150,33 @@ class SessionLister:
             self.loading or self.exhausted or self.local or self.waiting or self.error is not None
         )
 
-    async def load_more(self, client: ListingClient) -> int:
+    async def load_more(
+        self, client: ListingClient, on_rows: Callable[[], object] | None = None
+    ) -> int:
         """Fetch and merge the next page; returns how many new rows it added.
 
         A failure is kept in ``error`` (the rows stay); a page that arrives after the filters
-        changed is dropped and returns 0.
+        changed is dropped and returns 0. A huge page is validated and merged a piece at a
+        time, off the event loop; ``on_rows`` is called once its first piece is merged (the
+        page is still ``loading`` until the rest is).
         """
         if not self.can_load_more:
             return 0
         generation = self.generation
         cursor = self.next_cursor
         self.loading = True
+        rest: list[Any] = []
         try:
-            response: ListSessionsResponse | None = await client.list_sessions(
-                cwd=self.cwd, cursor=cursor, additional_directories=self.additional_directories
-            )
+            if isinstance(client, RawListingClient):
+                raw = await client.list_sessions_raw(
+                    cwd=self.cwd, cursor=cursor, additional_directories=self.additional_directories
+                )
+                response, rest = _split_page(raw)
+                del raw
+            else:
+                response = await client.list_sessions(
+                    cwd=self.cwd, cursor=cursor, additional_directories=self.additional_directories
+                )
         except AgentExited as exc:
             if generation == self.generation:
                 self.loading = False
@@ -153,12 +192,20 @@ class SessionLister:
             return 0
         if generation != self.generation:
             return 0
-        self.loading = False
         if response is None:
+            self.loading = False
             self.fail("the agent answered session/list with null instead of a list of sessions")
             return 0
-        self.pages += 1
         added = self.merge(response.sessions)
+        if rest:
+            if on_rows is not None and added:
+                on_rows()
+            more = await self._merge_in_pieces(rest, generation)
+            if more is None:  # the filters changed meanwhile: this page is dropped
+                return 0
+            added += more
+        self.loading = False
+        self.pages += 1
         following = response.next_cursor
         if following is None or following == cursor or following in self._seen_cursors:
             # No cursor is the last page; a cursor seen before would page forever.
@@ -168,6 +215,27 @@ class SessionLister:
             self._seen_cursors.add(following)
             self.next_cursor = following
         return added
+
+    async def _merge_in_pieces(self, items: list[Any], generation: int) -> int | None:
+        """Validate, filter and merge ``items`` a piece at a time in a worker thread (emptying
+        ``items``); None when the filters changed meanwhile."""
+        added = 0
+        items.reverse()  # taken from the end: each raw piece is let go once validated
+        while items:
+            piece = items[-PIECE:]
+            del items[-PIECE:]
+            piece.reverse()
+            infos = await anyio.to_thread.run_sync(self._valid_matches, piece)
+            del piece
+            if generation != self.generation:
+                return None
+            added += self._merge_valid(infos)
+        return added
+
+    def _valid_matches(self, items: Sequence[Any]) -> list[SessionInfo]:
+        with quiet_gc():
+            infos: list[SessionInfo] = _sessions_adapter().validate_python(items)
+            return [info for info in infos if self.matches(info)]
 
     def fail(self, message: str, *, cursor_error: bool = False) -> None:
         self.error = message
@@ -182,13 +250,14 @@ class SessionLister:
 
     def merge(self, sessions: Iterable[SessionInfo]) -> int:
         """Add the sessions that pass the filters and are not already loaded."""
-        added = 0
+        return self._merge_valid(info for info in sessions if self.matches(info))
+
+    def _merge_valid(self, sessions: Iterable[SessionInfo]) -> int:
+        rows = self.rows
+        before = len(rows)
         for info in sessions:
-            if info.session_id in self.rows or not self.matches(info):
-                continue
-            self.rows[info.session_id] = info
-            added += 1
-        return added
+            rows.setdefault(info.session_id, info)
+        return len(rows) - before
 
     def show_local(self, sessions: Iterable[SessionInfo]) -> None:
         """Show the client's own history (the agent cannot list): one complete, filtered page."""
@@ -242,6 +311,29 @@ class SessionLister:
         if changes:
             self.rows[session_id] = info.model_copy(update=changes)
         return True
+
+
+def _split_page(raw: Any) -> tuple[ListSessionsResponse, list[Any]]:
+    """A raw page as its response with the first sessions validated, and the sessions left to
+    validate (none unless the page is huge; taken out of ``raw``). A page that does not fit
+    the protocol raises :class:`AgentError`, as a validated one would."""
+    sessions = raw.get("sessions") if isinstance(raw, dict) else None
+    rest: list[Any] = []
+    if isinstance(sessions, list) and len(sessions) > FIRST_PIECE:
+        rest = sessions[FIRST_PIECE:]
+        del sessions[FIRST_PIECE:]  # the raw page keeps only its first piece
+    try:
+        return ListSessionsResponse.from_wire(raw), rest
+    except ValidationError as exc:
+        raise AgentError(
+            "the agent's answer to session/list does not fit the protocol: "
+            f"{describe_validation_error(exc)}"
+        ) from exc
+
+
+@functools.cache
+def _sessions_adapter() -> TypeAdapter[list[Any]]:
+    return list_adapter(ListSessionsResponse, "sessions")
 
 
 def _is_cursor_error(exc: Exception) -> bool:

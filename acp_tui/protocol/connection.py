@@ -18,8 +18,8 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
   notification handler may so hold back updates to apply them together (see AgentClient).
 * ``tap`` (optional) sees every line as raw bytes, ``("recv", line)`` before it is decoded and
   ``("send", line)`` once encoded: a cheap hook for a wire log (nothing is parsed for it).
-* A line over ``BIG_LINE`` bytes is decoded in a worker thread, so that the event loop keeps
-  running (mostly: ``json`` holds the GIL while it scans one huge string); while its messages
+* A line over ``BIG_LINE`` bytes is decoded in a worker thread in short steps, so that the event
+  loop keeps running (see ``acp_tui.protocol.big``); while its messages
   are handled, ``line_bytes`` tells handlers its size so they can do their own heavy parsing
   off the loop too.
 * Invalid UTF-8 inside a line is replaced (U+FFFD), not a reason to drop the whole message.
@@ -40,6 +40,7 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from pydantic import ValidationError
 from pydantic_core import from_json
 
+from acp_tui.protocol.big import decode_in_steps, quiet_gc
 from acp_tui.protocol.jsonrpc import (
     ConnectionClosed,
     ErrorCode,
@@ -114,6 +115,13 @@ def decode_line(line: bytes) -> Any:
         return json.loads(line)
     except UnicodeDecodeError:
         return json.loads(line.decode("utf-8", "replace"))
+
+
+def decode_big_line(line: bytes) -> Any:
+    """``decode_line`` for a big line, in a worker thread: in many short steps, the collector
+    paused, so that the event loop gets the GIL back every few milliseconds."""
+    with quiet_gc():
+        return decode_in_steps(line)
 
 
 async def _no_requests(method: str, params: Any) -> Any:
@@ -326,7 +334,7 @@ class Connection:
         big = size > BIG_LINE
         try:
             if big:
-                decoded = await anyio.to_thread.run_sync(decode_line, line)
+                decoded = await anyio.to_thread.run_sync(decode_big_line, line)
             else:
                 decoded = decode_line(line)
         except (ValueError, RecursionError):

@@ -48,6 +48,7 @@ from acp_tui.config.atomic import write_atomic
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionUpdate
+from acp_tui.store.background import BIG_WRITE, BackgroundWrites
 from acp_tui.store.recorded import (
     RecordedEvent,
     RecordedTurnEnd,
@@ -93,6 +94,20 @@ class _Unset(Enum):
 _UNSET = _Unset.UNSET
 
 
+def _update_line(update_json: str) -> list[bytes]:
+    """The recorded line of an update serialised as JSON, in parts (a 50 MB update is not
+    copied into one more buffer); raises ValueError when it cannot be written (a lone
+    surrogate in an agent's string is kept as a JSON escape)."""
+    try:
+        body = [
+            update_json[start : start + BIG_WRITE].encode("utf-8")
+            for start in range(0, len(update_json), BIG_WRITE)
+        ]
+    except UnicodeError:
+        body = [json.dumps(json.loads(update_json), separators=(",", ":")).encode("ascii")]
+    return [b'{"t":"update","update":', *body, b"}\n"]
+
+
 def _digest(text: str, length: int) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
 
@@ -115,6 +130,8 @@ class TranscriptCache:
         self._paths: dict[tuple[str, str], Path] = {}
         self._aside: dict[tuple[str, str], Path] = {}
         """Sessions being restored: where their events go meanwhile (see the module doc)."""
+        self._background = BackgroundWrites()
+        """Big lines, and the lines after them while they are written (in order)."""
 
     # -- where ---------------------------------------------------------------------------------
 
@@ -157,21 +174,22 @@ class TranscriptCache:
     def record_update_json(
         self, agent_key: str, session_id: str, update_json: str, *, flush: bool = True
     ) -> None:
-        """Append one `session/update` already serialised as a JSON object (the fast path)."""
+        """Append one `session/update` already serialised as a JSON object (the fast path; a
+        big one is encoded and written off the event loop, see ``BackgroundWrites``)."""
         path = self.transcript_path(agent_key, session_id)
+        if len(update_json) > BIG_WRITE:
+            self._write_line(path, lambda: _update_line(update_json), flush=flush)
+            return
         try:
-            body = update_json.encode("utf-8")
-        except UnicodeError:  # a lone surrogate in an agent's string: kept as a JSON escape
-            try:
-                body = json.dumps(json.loads(update_json), separators=(",", ":")).encode("ascii")
-            except (TypeError, ValueError) as exc:
-                self._failed(f"could not record to {path}", exc)
-                return
-        line = b'{"t":"update","update":' + body + b"}\n"
+            line = b"".join(_update_line(update_json))
+        except (TypeError, ValueError) as exc:
+            self._failed(f"could not record to {path}", exc)
+            return
         self._write_line(path, line, flush=flush)
 
     def flush(self, agent_key: str, session_id: str) -> None:
         """Write out what ``record_update(..., flush=False)`` buffered."""
+        self._background.settle()
         handle = self._open.get(self.transcript_path(agent_key, session_id))
         if handle is not None:
             try:
@@ -193,6 +211,7 @@ class TranscriptCache:
 
     def reset(self, agent_key: str, session_id: str) -> None:
         """Drop a session's recorded events (before an agent replays the whole history)."""
+        self._background.settle()
         path = self.transcript_path(agent_key, session_id)
         self._close_handle(path)
         self._clean_tail.discard(path)
@@ -205,6 +224,7 @@ class TranscriptCache:
 
     def begin_aside(self, agent_key: str, session_id: str) -> None:
         """Record the session's events in a fresh side file until ``end_aside``/``discard``."""
+        self._background.settle()
         key = (agent_key, session_id)
         if key in self._aside:
             self.discard_aside(agent_key, session_id)
@@ -216,6 +236,7 @@ class TranscriptCache:
     def end_aside(self, agent_key: str, session_id: str, *, replaced: bool) -> None:
         """The restore succeeded: the side file replaces the copy (``replaced``: the agent
         replayed the whole history) or is appended to it."""
+        self._background.settle()
         aside = self._aside.pop((agent_key, session_id), None)
         if aside is None:
             return
@@ -241,6 +262,7 @@ class TranscriptCache:
 
     def discard_aside(self, agent_key: str, session_id: str) -> None:
         """The restore failed: drop what it recorded; the copy stays as it was."""
+        self._background.settle()
         aside = self._aside.pop((agent_key, session_id), None)
         if aside is not None:
             self._forget_file(aside)
@@ -248,6 +270,7 @@ class TranscriptCache:
     def copy_events(self, agent_key: str, source_id: str, target_id: str) -> None:
         """Put the recorded events of ``source_id`` before those of ``target_id``: a fork starts
         with its parent's history, so reopening it later shows that too."""
+        self._background.settle()
         source = self._main_path((agent_key, source_id))
         target = self._main_path((agent_key, target_id))
         if source == target:
@@ -280,7 +303,27 @@ class TranscriptCache:
             return
         self._write_line(path, line, flush=flush)
 
-    def _write_line(self, path: Path, line: bytes, *, flush: bool) -> None:
+    def _write_line(
+        self, path: Path, line: bytes | Callable[[], list[bytes]], *, flush: bool
+    ) -> None:
+        """Append ``line`` (or what ``line()`` makes, on the writer thread): off the event loop
+        when it is big or writes are queued already (they stay in order), else now."""
+        writes = self._background
+        big = not isinstance(line, bytes) or len(line) > BIG_WRITE
+        if (big or writes.busy) and writes.submit(
+            lambda: self._write_now(path, line, flush=flush),
+            lambda outcome: self._report(path, outcome),
+        ):
+            return
+        self._report(path, self._write_now(path, line, flush=flush))
+
+    def _write_now(
+        self, path: Path, line: bytes | Callable[[], list[bytes]], *, flush: bool
+    ) -> Exception | None:
+        try:
+            parts = [line] if isinstance(line, bytes) else line()
+        except (TypeError, ValueError) as exc:
+            return exc
         try:
             handle = self._handle(path)
             if path not in self._clean_tail:
@@ -289,16 +332,22 @@ class TranscriptCache:
                 if size:
                     handle.seek(size - 1)
                     if handle.read(1) != b"\n":
-                        line = b"\n" + line
+                        parts.insert(0, b"\n")
                     handle.seek(0, os.SEEK_END)
                 self._clean_tail.add(path)
-            handle.write(line)
+            for part in parts:
+                handle.write(part)
             if flush:
                 handle.flush()
         except OSError as exc:
             self._close_handle(path)
             self._clean_tail.discard(path)  # the line may be torn: the next one starts afresh
-            self._failed(f"could not record to {path}", exc)
+            return exc
+        return None
+
+    def _report(self, path: Path, outcome: object) -> None:
+        if isinstance(outcome, Exception):
+            self._failed(f"could not record to {path}", outcome)
         else:
             self._recovered()
 
@@ -323,6 +372,7 @@ class TranscriptCache:
 
     def close(self) -> None:
         """Close the transcripts kept open (everything written is already flushed)."""
+        self._background.settle()
         for path in list(self._open):
             self._close_handle(path)
 
@@ -445,6 +495,7 @@ class TranscriptCache:
 
     def has(self, agent_key: str, session_id: str) -> bool:
         """Whether events of this session were recorded."""
+        self._background.settle()
         try:
             return self._main_path((agent_key, session_id)).stat().st_size > 0
         except OSError:
@@ -452,6 +503,7 @@ class TranscriptCache:
 
     def events(self, agent_key: str, session_id: str) -> Iterator[RecordedEvent]:
         """The recorded events, in order, read lazily; torn or foreign lines are skipped."""
+        self._background.settle()
         path = self._main_path((agent_key, session_id))
         try:
             handle = open(path, "rb")  # noqa: SIM115 - closed by the generator below

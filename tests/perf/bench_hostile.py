@@ -1,24 +1,31 @@
 """Hostile sizes benchmark: what a scripted agent sending huge things costs the app.
 
-A fresh process (peak memory is per process): a headless app (120x40) on ``hostile_agent.py``
-as a real subprocess. Each case is one prompt whose turn sends one huge thing (see the agent's
-docstring); the case ends when its turn has ended and the transcript view has settled (a
-permission dialog is answered as soon as it is shown). ``sessions`` opens the session browser on
-100,000 sessions listed in one page. Figures:
+Each case runs in a fresh process (its peak memory and stalls are its own, not what the cases
+before it left behind): a headless app (120x40) on ``hostile_agent.py`` as a real subprocess.
+A prompt case is one prompt whose turn sends one huge thing (see the agent's docstring); it
+ends when its turn has ended and the transcript view has settled (a permission dialog is
+answered as soon as it is shown). ``sessions`` opens the session browser on 100,000 sessions
+listed in one page. Figures:
 
-* ``max_stall_ms``: the longest event-loop stall over all cases (a ticker sleeping 5 ms), and
-  per case in ``cases`` with its wall time (``s``) and the resident memory after it (``rss_mb``);
+* ``cases``: per case its wall time (``s``), its longest event-loop stall (``max_stall_ms``, a
+  ticker sleeping 5 ms), the resident memory after it (``rss_mb``) and its process's peak
+  (``peak_rss_mb``, ``ru_maxrss``);
+* ``max_stall_ms`` and ``peak_rss_mb``: the largest over the cases;
 * ``sessions_first_rows_ms``: from the browser's toggle to the first frame showing rows;
-* ``peak_rss_mb``: the process's peak resident memory (``ru_maxrss``);
 * ``utf8_replaced``: whether the message with invalid UTF-8 was shown, with U+FFFD in place of
   the bad bytes (rather than dropped).
 
 Goals: no stall over 200 ms, peak RSS under 400 MB.
+
+    python tests/perf/bench_hostile.py [SCALE [SESSIONS]]   # HOSTILE_CASES=a,b: a subset
+    HOSTILE_PROFILE=DIR ...   # each case also writes DIR/CASE.prof (cProfile of the loop thread)
+                              # and DIR/CASE.stalls (where every thread was during stalls)
 """
 
 from __future__ import annotations
 
 import asyncio
+import cProfile
 import json
 import os
 import resource
@@ -71,8 +78,10 @@ class Ticker:
             last = now
 
 
-async def measure(project: Path, agent: list[str]) -> dict[str, Any]:
+async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
+    """One case in this process: its figures, and ``utf8``/``first_rows_ms`` where they apply."""
     from bench_sessions import Frames, session_rows, wait
+    from stall_sampler import StallSampler
 
     from acp_tui.client.command import AgentCommand
     from acp_tui.client.launch import LaunchSpec
@@ -88,7 +97,10 @@ async def measure(project: Path, agent: list[str]) -> dict[str, Any]:
         agent=AgentCommand(agent, cwd=project, name="hostile"), cwd=project, display_name="hostile"
     )
     app = AcpApp(launch)
-    cases: dict[str, dict[str, Any]] = {}
+    figures: dict[str, Any] = {}
+    profile_dir = os.environ.get("HOSTILE_PROFILE")
+    profiler = cProfile.Profile() if profile_dir else None
+    sampler = StallSampler() if profile_dir else None
     async with app.run_test(size=SIZE) as pilot:
         await wait(lambda: app.session is not None, within=WITHIN)
         await pilot.pause()
@@ -98,10 +110,21 @@ async def measure(project: Path, agent: list[str]) -> dict[str, Any]:
         ticker = Ticker()
         tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
-        only = os.environ.get("HOSTILE_CASES")  # a comma-separated subset, for a closer look
-        for case in only.split(",") if only else PROMPT_CASES:
-            ticker.reset()
-            started = time.perf_counter()
+        ticker.reset()
+        if profiler is not None and sampler is not None:
+            sampler.start()
+            sampling = asyncio.create_task(sampler.tick())
+            profiler.enable()
+        started = time.perf_counter()
+        if case == "sessions":
+            panel = app.chat.query_one(SessionBrowser)
+            rows = app.chat.query_one(SessionRows)
+            frames = Frames(app)
+            frames.arm(lambda: panel.display and session_rows(rows) > 0 and rows.region.height > 0)
+            app.action_toggle_browser()
+            figures["first_rows_ms"] = (await frames.shown_time(within=WITHIN) - started) * 1000
+            await wait(lambda: panel.inflight is None, within=WITHIN)
+        else:
             turns = len([e for e in slot.transcript.entries if isinstance(e, MessageEntry)])
             ws.submit(slot, case)
             if case.startswith("permission"):
@@ -111,55 +134,36 @@ async def measure(project: Path, agent: list[str]) -> dict[str, Any]:
                 await wait(lambda d=dialog: d.accepting, within=WITHIN)  # type: ignore[misc]
                 dialog.answer(dialog.request.options[0].option_id)
 
-            def ended(turns: int = turns) -> bool:
+            def ended() -> bool:
                 entries = slot.transcript.entries
                 count = len([e for e in entries if isinstance(e, MessageEntry)])
                 view = app.chat.current_pane.query_one(TranscriptView)
                 return count > turns and not slot.busy and view.settled
 
             await wait(ended, within=WITHIN)
-            await pilot.pause()
-            cases[case] = {
-                "s": round(time.perf_counter() - started, 3),
-                "max_stall_ms": round(ticker.reset() * 1000, 1),
-                "rss_mb": rss_mb(),
-            }
-        agent_text = "\n".join(
-            e.text for e in slot.transcript.entries if isinstance(e, MessageEntry)
-        )
-        utf8 = "bad \ufffd\ufffd bytes" in agent_text
-
-        # -- 100,000 sessions in one page ----------------------------------------------------
-        panel = app.chat.query_one(SessionBrowser)
-        rows = app.chat.query_one(SessionRows)
-        frames = Frames(app)
-        frames.arm(lambda: panel.display and session_rows(rows) > 0 and rows.region.height > 0)
-        ticker.reset()
-        started = time.perf_counter()
-        app.action_toggle_browser()
-        first_rows = await frames.shown_time(within=WITHIN) - started
-        await wait(lambda: panel.inflight is None, within=WITHIN)
         await pilot.pause()
-        cases["sessions"] = {
-            "s": round(time.perf_counter() - started, 3),
-            "max_stall_ms": round(ticker.reset() * 1000, 1),
-            "rss_mb": rss_mb(),
-        }
+        if profiler is not None and sampler is not None:
+            profiler.disable()
+            sampler.stop()
+            await sampling
+            profiler.dump_stats(str(Path(profile_dir or ".") / f"{case}.prof"))
+            (Path(profile_dir or ".") / f"{case}.stalls").write_text(sampler.report(25))
+        figures["s"] = round(time.perf_counter() - started, 3)
+        figures["max_stall_ms"] = round(ticker.reset() * 1000, 1)
+        figures["rss_mb"] = rss_mb()
+        if case == "utf8":
+            agent_text = "\n".join(
+                e.text for e in slot.transcript.entries if isinstance(e, MessageEntry)
+            )
+            figures["utf8"] = "bad \ufffd\ufffd bytes" in agent_text
         ticker.running = False
         await tick
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {
-        "bench": "hostile",
-        "cases": cases,
-        "max_stall_ms": max(c["max_stall_ms"] for c in cases.values()),
-        "peak_rss_mb": round(peak, 1),
-        "sessions_first_rows_ms": round(first_rows * 1000, 1),
-        "utf8_replaced": utf8,
-    }
+    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return figures
 
 
-def run(scale: float = 1.0, sessions: int = 100_000) -> dict[str, Any]:
-    """One measurement in a fresh process (so that the peak memory is this benchmark's)."""
+def run_case(case: str, scale: float, sessions: int) -> dict[str, Any]:
+    """One case in a fresh process (so that its peak memory and stalls are its own)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         project = root / "project"
@@ -171,19 +175,41 @@ def run(scale: float = 1.0, sessions: int = 100_000) -> dict[str, Any]:
         }
         env.pop("TEXTUAL", None)
         argv = [sys.executable, __file__, "--child", str(project), str(scale), str(sessions)]
+        argv.append(case)
         done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise RuntimeError(f"the hostile measurement failed:\n{done.stderr[-3000:]}")
+            raise RuntimeError(f"the hostile case {case} failed:\n{done.stderr[-3000:]}")
         result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         return result
 
 
+def run(scale: float = 1.0, sessions: int = 100_000) -> dict[str, Any]:
+    """Every case (or those of ``HOSTILE_CASES``, comma-separated), each in its own process."""
+    only = os.environ.get("HOSTILE_CASES")
+    names = only.split(",") if only else [*PROMPT_CASES, "sessions"]
+    cases = {name: run_case(name, scale, sessions) for name in names}
+    result: dict[str, Any] = {
+        "bench": "hostile",
+        "cases": {
+            name: {k: v for k, v in figures.items() if k not in ("utf8", "first_rows_ms")}
+            for name, figures in cases.items()
+        },
+        "max_stall_ms": max(c["max_stall_ms"] for c in cases.values()),
+        "peak_rss_mb": max(c["peak_rss_mb"] for c in cases.values()),
+    }
+    if "sessions" in cases:
+        result["sessions_first_rows_ms"] = round(cases["sessions"]["first_rows_ms"], 1)
+    if "utf8" in cases:
+        result["utf8_replaced"] = cases["utf8"]["utf8"]
+    return result
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--child"]:
-        project, scale, sessions = sys.argv[2], sys.argv[3], sys.argv[4]
+        project, scale, sessions, case = sys.argv[2:6]
         agent = [sys.executable, str(HERE / "hostile_agent.py"), "--scale", scale]
         agent += ["--sessions", sessions]
-        print(json.dumps(asyncio.run(measure(Path(project), agent))))
+        print(json.dumps(asyncio.run(measure(Path(project), agent, case))))
         return 0
     scale = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0  # smaller sizes, for a quick look
     sessions = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000

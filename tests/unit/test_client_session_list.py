@@ -342,3 +342,71 @@ def test_id_prefixes_are_as_long_as_it_takes_to_tell_them_apart() -> None:
     assert distinct_prefix(dated) == len("2026-11-23-1304-demo-a")
     assert distinct_prefix(["same", "same"]) == 8  # one session listed twice
     assert distinct_prefix(["ab", "abc"]) == 8
+
+
+class RawClient(FakeClient):
+    """Also serves the page as raw JSON, as AgentClient does for the session browser."""
+
+    def __init__(self, raw: Any) -> None:
+        super().__init__({})
+        self.raw = raw
+
+    async def list_sessions_raw(
+        self,
+        *,
+        cwd: Path | None = None,
+        cursor: str | None = None,
+        additional_directories: Sequence[Path] | None = None,
+    ) -> Any:
+        self.calls.append({"cwd": cwd, "cursor": cursor, "dirs": additional_directories})
+        await anyio.lowlevel.checkpoint()
+        if self.before_answer is not None:
+            self.before_answer()
+        return self.raw
+
+
+def raw_row(n: int, cwd: Path = A) -> dict[str, Any]:
+    return {"sessionId": f"s{n}", "cwd": str(cwd), "title": f"title {n}"}
+
+
+async def test_a_huge_page_shows_its_first_piece_then_merges_the_rest() -> None:
+    from acp_tui.client.session_list import FIRST_PIECE
+
+    count = FIRST_PIECE + 5000
+    rows: list[Any] = [raw_row(n) for n in range(count)]
+    rows[FIRST_PIECE + 10] = raw_row(FIRST_PIECE + 10, B)  # another directory: filtered out
+    rows[FIRST_PIECE + 20] = {"sessionId": 7}  # invalid: skipped, not the whole page
+    rows.append(raw_row(3))  # listed twice: kept once
+    lister = SessionLister(cwd=A)
+    seen: list[tuple[int, bool]] = []
+    added = await lister.load_more(
+        RawClient({"sessions": rows, "nextCursor": "c1"}),
+        on_rows=lambda: seen.append((len(lister.rows), lister.loading)),
+    )
+    assert seen == [(FIRST_PIECE, True)]  # shown while the rest was still being converted
+    assert added == count - 2
+    assert ids(lister)[:3] == ["s0", "s1", "s2"]
+    assert len(lister.rows) == count - 2
+    assert not lister.loading
+    assert lister.next_cursor == "c1"
+
+
+async def test_a_huge_page_is_dropped_when_the_filters_change_while_it_is_merged() -> None:
+    from acp_tui.client.session_list import FIRST_PIECE
+
+    lister = SessionLister(cwd=A)
+    rows = [raw_row(n) for n in range(FIRST_PIECE * 10)]
+    added = await lister.load_more(
+        RawClient({"sessions": rows}), on_rows=lambda: lister.set_filters(cwd=B)
+    )
+    assert added == 0
+    assert lister.rows == {}
+
+
+@pytest.mark.parametrize("raw", ["not a page", [1, 2]])
+async def test_a_raw_page_that_does_not_fit_the_protocol_is_an_error(raw: Any) -> None:
+    lister = SessionLister(cwd=A)
+    assert await lister.load_more(RawClient(raw)) == 0
+    assert lister.error is not None
+    assert "does not fit the protocol" in lister.error
+    assert not lister.loading

@@ -43,13 +43,18 @@ async def test_a_big_line_is_decoded_in_a_thread_and_its_size_is_told(
 ) -> None:
     monkeypatch.setattr(connection_module, "BIG_LINE", 1000)
     decoded_in: list[threading.Thread] = []
-    real = connection_module.decode_line
+    real, real_big = connection_module.decode_line, connection_module.decode_big_line
 
     def decode(data: bytes) -> Any:
         decoded_in.append(threading.current_thread())
         return real(data)
 
+    def decode_big(data: bytes) -> Any:
+        decoded_in.append(threading.current_thread())
+        return real_big(data)
+
     monkeypatch.setattr(connection_module, "decode_line", decode)
+    monkeypatch.setattr(connection_module, "decode_big_line", decode_big)
     sizes: list[int] = []
     done = anyio.Event()
 

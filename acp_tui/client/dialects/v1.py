@@ -10,6 +10,7 @@ from acp_tui.client.dialects.events import Event
 from acp_tui.protocol import methods as v1m
 from acp_tui.protocol import updates as v1u
 from acp_tui.protocol.base import WireModel
+from acp_tui.protocol.big import validate_in_pieces, validate_lists_in_pieces
 from acp_tui.protocol.capabilities import (
     ClientCapabilities,
     Implementation,
@@ -20,6 +21,15 @@ from acp_tui.protocol.client_methods import RequestPermissionRequest
 from acp_tui.protocol.session_config import SessionConfigOption
 
 __all__ = ["V1Dialect"]
+
+
+LIST_HOLDERS: dict[str, type[WireModel]] = {
+    "plan": v1u.PlanUpdate,
+    "available_commands_update": v1u.AvailableCommandsUpdate,
+    "tool_call": v1u.ToolCallStart,
+    "tool_call_update": v1u.ToolCallProgress,
+}
+"""The updates that hold lists an agent can make huge, by kind."""
 
 
 class V1Dialect(Dialect):
@@ -94,8 +104,13 @@ class V1Dialect(Dialect):
         return v1m.PromptResponse
 
     def parse_update(self, params: Any) -> tuple[str, list[Event]]:
+        update = params.get("update") if isinstance(params, dict) else None
+        kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+        holder = LIST_HOLDERS.get(kind) if isinstance(kind, str) else None
+        if holder is not None:  # a plan of 200,000 entries: validated a slice at a time
+            params = {**params, "update": validate_lists_in_pieces(holder, update)}
         note = v1u.SessionNotification.model_validate(params)
         return note.session_id, [note.update]
 
     def permission_request(self, params: Any) -> RequestPermissionRequest:
-        return RequestPermissionRequest.model_validate(params)
+        return validate_in_pieces(RequestPermissionRequest, params, "options")

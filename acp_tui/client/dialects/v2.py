@@ -25,6 +25,7 @@ from acp_tui.client.dialects.events import (
 )
 from acp_tui.protocol import updates as v1u
 from acp_tui.protocol.base import WireModel
+from acp_tui.protocol.big import validate_in_pieces
 from acp_tui.protocol.capabilities import Implementation
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
@@ -270,7 +271,7 @@ class V2Dialect(Dialect):
     def permission_request(self, params: Any) -> RequestPermissionRequest:
         """A v2 request in the handler's shape: the subject's tool call (or one describing the
         command or question), the v2 title, description and subject kept beside it."""
-        request = v2t.RequestPermissionRequest.model_validate(params)
+        request = validate_in_pieces(v2t.RequestPermissionRequest, params, "options")
         subject = request.subject
         view: dict[str, Any] = {
             "title": request.title,

@@ -189,8 +189,10 @@ class SessionBrowser(Vertical):
     async def fetch_page(self, client: AgentClient, generation: int) -> None:
         ws, agent = self.workspace, self.agent
         try:
-            # Through the Workspace: a login the agent asks for (-32000) is run first.
-            await self.lister.load_more(ws.listing(agent) if ws and agent else client)
+            # Through the Workspace: a login the agent asks for (-32000) is run first. A huge
+            # page shows its first rows while the rest is validated.
+            listing = ws.listing(agent) if ws and agent else client
+            await self.lister.load_more(listing, on_rows=self.render_rows)
         finally:
             if self.inflight == generation:
                 self.inflight = None
