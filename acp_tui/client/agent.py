@@ -137,6 +137,7 @@ class AgentClient(SessionCalls):
             name="agent",
         )
         self.connection.on_drain = self.apply_held
+        self.connection.on_notification_now = self._notification_now
         self.connection.tap = tap
         self._held = ChunkRun()
         """Text chunks of one message held back to be applied as one (see ``coalesce``)."""
@@ -324,13 +325,25 @@ class AgentClient(SessionCalls):
             return
         self.url_questions.complete(note.elicitation_id)
 
-    async def _on_notification(self, method: str, params: Any) -> None:
-        chunk = text_chunk(params) if method == "session/update" else None
+    def _notification_now(self, method: str, params: Any) -> bool:
+        """A notification of a line that is not big, in the read loop's step: everything but
+        `elicitation/complete` and unknown methods is handled here (no coroutine per line)."""
+        if method != "session/update":
+            return False
+        chunk = text_chunk(params)
         if chunk is not None:
             key, text = chunk
             if not self._held.add(key, text, params):
                 self.apply_held()
                 self._held.add(key, text, params)
+            return True
+        self.apply_held()
+        self._apply_update(params)
+        return True
+
+    async def _on_notification(self, method: str, params: Any) -> None:
+        if method == "session/update" and line_bytes.get() <= BIG_LINE:
+            self._notification_now(method, params)
             return
         self.apply_held()
         if method == "elicitation/complete":
@@ -339,17 +352,13 @@ class AgentClient(SessionCalls):
         if method != "session/update":
             log.debug("ignoring notification %s", method)
             return
-        if line_bytes.get() > BIG_LINE:  # parsed in a worker thread, the loop keeps going
-            try:
-                session_id, events = await off_loop_if_big(self._parse_update, params)
-            except ValidationError as exc:
-                log.warning(
-                    "skipping a malformed session/update: %s", describe_validation_error(exc)
-                )
-                return
-            self._apply_events(session_id, events)
+        # A big line: parsed in a worker thread, the loop keeps going.
+        try:
+            session_id, events = await off_loop_if_big(self._parse_update, params)
+        except ValidationError as exc:
+            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
             return
-        self._apply_update(params)
+        self._apply_events(session_id, events)
 
     def apply_held(self) -> None:
         """Apply the text chunks held back, joined (the connection calls this when the

@@ -98,3 +98,52 @@ async def test_tap_sees_raw_lines_both_ways_and_never_blank_ones() -> None:
         ("recv", b'{"jsonrpc":"2.0","method":"m"}\r'),
         ("recv", b"not json"),
     ]
+
+
+async def test_notifications_taken_now_keep_their_order_with_the_rest() -> None:
+    """``on_notification_now`` takes what it returns True for (the async handler never sees
+    it); what it declines, requests, replies and a handler that raises keep arrival order."""
+    peer = RawPeer()
+    seen: list[str] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        seen.append(f"async {method}")
+
+    def now(method: str, params: Any) -> bool:
+        if method == "boom":
+            raise RuntimeError("a broken handler")
+        if method.startswith("fast"):
+            seen.append(f"now {method}")
+            return True
+        return False
+
+    conn = peer.connection(on_notification=on_notification)
+    conn.on_notification_now = now
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(conn.run)
+        result: list[Any] = []
+
+        async def ask() -> None:
+            result.append(await conn.request("ping"))
+            seen.append("reply")
+
+        tg.start_soon(ask)
+        sent = await peer.read()
+        await peer.send_raw(
+            line({"jsonrpc": "2.0", "method": "fast/1"})
+            + line({"jsonrpc": "2.0", "method": "slow/2"})
+            + line({"jsonrpc": "2.0", "method": "boom"})
+            + b"not json\n"
+            + line({"jsonrpc": "2.0", "method": "fast/3"})
+            + line({"jsonrpc": "2.0", "id": sent["id"], "result": 5})
+        )
+        with anyio.fail_after(5):
+            while not result:
+                await anyio.lowlevel.checkpoint()
+        await peer.send_raw(line({"jsonrpc": "2.0", "method": "fast/4"}))
+        with anyio.fail_after(5):
+            while len(seen) < 5:
+                await anyio.lowlevel.checkpoint()
+        tg.cancel_scope.cancel()
+    assert seen == ["now fast/1", "async slow/2", "now fast/3", "reply", "now fast/4"]
+    assert conn.skipped_lines == 1
