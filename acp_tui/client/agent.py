@@ -77,6 +77,29 @@ EARLY_UPDATES = 256
 """Bounds of the updates kept for sessions not registered yet (see ``early_updates``)."""
 
 
+def warm_up_updates(dialect: Dialect) -> None:
+    """Build the validator and serializer a streamed reply needs (call it in a worker thread).
+
+    The models build their schemas on first use (``defer_build``): 30 to 50 ms, which would
+    otherwise stall the event loop at the first update of the first reply or replay.
+    """
+    sample = {
+        "sessionId": "warm-up",
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "warm-up",
+            "content": {"type": "text", "text": ""},
+        },
+    }
+    try:
+        _, events = dialect.parse_update(sample)
+        for event in events:
+            if isinstance(event, WireModel):
+                preencoded.encode(event)
+    except (ValidationError, ValueError):  # only a warm-up: the real updates will say
+        log.debug("warming the update models up failed", exc_info=True)
+
+
 class MalformedResponse(AgentError):
     """The agent answered a request with a result that does not fit the protocol."""
 
@@ -471,6 +494,7 @@ async def connect(
             tg.start_soon(client.run_connection)
             try:
                 await client.initialize(init_timeout)
+                tg.start_soon(_warm_up, client.dialect)
                 yield client
                 client.ending = True  # left without an error: the owner is done with it
             except Exception as exc:
@@ -481,6 +505,10 @@ async def connect(
                 tg.cancel_scope.cancel()
         if failure is not None:
             raise failure
+
+
+async def _warm_up(dialect: Dialect) -> None:
+    await anyio.to_thread.run_sync(warm_up_updates, dialect, abandon_on_cancel=True)
 
 
 def absolute_dirs(dirs: Sequence[Path | str]) -> list[str]:
