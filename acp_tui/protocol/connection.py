@@ -41,7 +41,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from pydantic import ValidationError
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 
 from acp_tui.protocol.jsonrpc import (
     ConnectionClosed,
@@ -226,7 +226,7 @@ class Connection:
         """
         lines: list[bytes] = []
         for params in params_list:
-            lines.append(self._encode({"jsonrpc": "2.0", "method": method, "params": params}))
+            lines.append(self._encode_json({"jsonrpc": "2.0", "method": method, "params": params}))
             if len(lines) >= batch:
                 await self._write(b"".join(lines))
                 lines.clear()
@@ -242,6 +242,20 @@ class Connection:
             # A lone surrogate (legal in a JSON \u escape, e.g. echoed from the peer) has no
             # UTF-8 form: escape everything instead.
             line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        if self.tap is not None:
+            self.tap("send", line)
+        return line
+
+    def _encode_json(self, message: dict[str, Any]) -> bytes:
+        """``_encode`` of a message made of what JSON decodes to (no other types), in one
+        step: pydantic-core's encoder is about four times as fast as ``json``'s and writes the
+        same bytes for such values; anything it refuses goes the usual way."""
+        if self.tracer is not None:
+            return self._encode(message)
+        try:
+            line = to_json(message, inf_nan_mode="constants") + b"\n"
+        except ValueError:  # e.g. a lone surrogate: `_encode` escapes it
+            return self._encode(message)
         if self.tap is not None:
             self.tap("send", line)
         return line

@@ -147,3 +147,29 @@ async def test_notifications_taken_now_keep_their_order_with_the_rest() -> None:
         tg.cancel_scope.cancel()
     assert seen == ["now fast/1", "async slow/2", "now fast/3", "reply", "now fast/4"]
     assert conn.skipped_lines == 1
+
+
+async def test_notify_many_writes_the_bytes_notify_writes() -> None:
+    """The bulk path's faster encoder gives the same lines as ``json`` (and a value it
+    refuses, a lone surrogate, is escaped the usual way); the tap sees each one."""
+    values: list[Any] = [
+        {"text": 'café 😀\n\t\u2028 "q" \\'},
+        {"n": 10**30, "f": 0.1, "e": 1e16, "nan": float("nan"), "inf": float("-inf")},
+        {"nested": [1, None, True, {"k": []}], "empty": {}},
+        {"lone": "\ud800"},
+    ]
+    peer = RawPeer()
+    conn = peer.connection()
+    tapped: list[bytes] = []
+    conn.tap = lambda direction, data: tapped.append(data)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(conn.run)
+        await conn.notify_many("m", values)
+        bulk = [await peer.read_line() for _ in values]
+        for params in values:
+            await conn.notify("m", params)
+        single = [await peer.read_line() for _ in values]
+        tg.cancel_scope.cancel()
+    assert bulk == single
+    assert tapped == [data + b"\n" for data in bulk + single]
+    assert b"\\ud800" in bulk[-1]
