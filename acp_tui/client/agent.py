@@ -59,7 +59,7 @@ from acp_tui.protocol.connection import (
     line_bytes,
 )
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
-from acp_tui.protocol.updates import SessionUpdate
+from acp_tui.protocol.updates import SessionUpdate, update_classes
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
 
 log = logging.getLogger(__name__)
@@ -78,10 +78,11 @@ EARLY_UPDATES = 256
 
 
 def warm_up_updates(dialect: Dialect) -> None:
-    """Build the validator and serializer a streamed reply needs (call it in a worker thread).
+    """Build the validators and serializers of session updates (call it in a worker thread).
 
-    The models build their schemas on first use (``defer_build``): 30 to 50 ms, which would
-    otherwise stall the event loop at the first update of the first reply or replay.
+    The models build their schemas on first use (``defer_build``): 20 to 60 ms for the
+    notification, a few more for each kind of update the recorder encodes, which would
+    otherwise stall the event loop at the first updates of the first reply or replay.
     """
     sample = {
         "sessionId": "warm-up",
@@ -92,12 +93,11 @@ def warm_up_updates(dialect: Dialect) -> None:
         },
     }
     try:
-        _, events = dialect.parse_update(sample)
-        for event in events:
-            if isinstance(event, WireModel):
-                preencoded.encode(event)
-    except (ValidationError, ValueError):  # only a warm-up: the real updates will say
+        dialect.parse_update(sample)
+    except ValidationError:  # only a warm-up: the real updates will say
         log.debug("warming the update models up failed", exc_info=True)
+    for kind in update_classes():
+        kind.model_rebuild()
 
 
 class MalformedResponse(AgentError):
