@@ -12,6 +12,7 @@ The keys (scrolling, selecting and copying blocks, finding text) are `Transcript
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import time
 from collections.abc import Iterator
@@ -47,6 +48,7 @@ FLUSH_INTERVAL = 1 / 30
 RENDER_CPU_FACTOR = 4
 MAX_FRAME_GAP = 0.25  # seconds: the longest a changing transcript waits for a frame
 RENDER_BUDGET = 0.008  # seconds of rendering units per loop iteration (then it goes on later)
+LAYOUT_BUDGET = 0.008  # seconds of laying entries out per loop iteration
 SCAN_BUDGET = 128_000  # characters of message text cut into pieces per flush
 _EMPTY = Strip([], 0)
 
@@ -118,6 +120,7 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         self._render_after_cpu = 0.0
         self._rendered_at = 0.0
         self._frame_spent: tuple[float, float] | None = None
+        self._going_on = False
         """Wall and CPU time spent so far on a frame rendered in several steps."""
         self._line_style: Style | None = None
         self.flushes = 0
@@ -135,6 +138,8 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         self._dirty.clear()
         self._stale_from = 0
         self._follow = True
+        self._frame_spent = None
+        self._rendered_at = time.perf_counter()  # lay a long transcript out before its end
         self._unsubscribe = transcript.subscribe(self.note_change)
         self.flush()
 
@@ -282,16 +287,15 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         if not self._dirty and not self._missing and self._stale_from is None:
             return
         changed = bool(self._dirty)
-        budget = SCAN_BUDGET
-        for index in sorted(self._dirty):
-            if index < len(entries):
-                budget -= self._update(index, entries[index], budget)
-        self._dirty = {i for i in self._dirty if i < len(entries) and self._layouts[i].backlog}
+        self._dirty = self._lay_out(entries, time.perf_counter() + LAYOUT_BUDGET)
         if self._dirty:
-            self.call_later(self.flush)  # a backlog: go on as soon as others had their turn
+            self._go_on()  # a backlog: go on once the loop has run what else is ready
         self._rebuild_offsets()
         self.flushes += 1
         self.keep_a_selection()
+        if self._dirty and following and time.perf_counter() - self._rendered_at < MAX_FRAME_GAP:
+            self._missing = True  # the end is not known yet: rendering it would be wasted
+            return
         spent = self._frame_spent
         if changed and spent is None and not self._may_render():
             self._missing = True  # the last frame stays on screen until the next render
@@ -309,7 +313,7 @@ class TranscriptView(TranscriptKeys, can_focus=True):
             # frame due is not held back again), and show nothing half-rendered meanwhile.
             self._frame_spent = (wall, cpu)
             self._missing = True
-            self.call_later(self.flush)
+            self._go_on()
             return
         self._frame_spent = None
         # Rendering takes at most about half of the time, however fast text streams in, and
@@ -318,6 +322,34 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         self._render_after_cpu = time.process_time() + RENDER_CPU_FACTOR * cpu
         self._rendered_at = ended
         self.refresh()
+
+    def _go_on(self) -> None:
+        """Flush again in the next loop iteration, after the callbacks ready meanwhile (a
+        message to the widget, as ``call_later`` posts, would run before them)."""
+        if not self._going_on:
+            self._going_on = True
+            asyncio.get_running_loop().call_soon(self._continue)
+
+    def _continue(self) -> None:
+        self._going_on = False
+        self.flush()
+
+    def _lay_out(self, entries: list[TranscriptEntry], deadline: float) -> set[int]:
+        """Lay the changed entries out, in order, until ``deadline`` (``perf_counter``) or
+        SCAN_BUDGET characters of message text; returns the entries left to do."""
+        budget = SCAN_BUDGET
+        order = sorted(self._dirty)
+        left: set[int] = set()
+        for position, index in enumerate(order):
+            if index >= len(entries):
+                continue
+            budget -= self._update(index, entries[index], budget)
+            if self._layouts[index].backlog:
+                left.add(index)
+            if time.perf_counter() > deadline:
+                left.update(i for i in order[position + 1 :] if i < len(entries))
+                break
+        return left
 
     def _may_render(self) -> bool:
         """While the transcript changes, whether a frame is due: not before the last render's
@@ -428,14 +460,16 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         when units are left to render (the view has not moved to show them yet).
         """
         page = max(self.scrollable_content_region.height, 1)
+        done = 0
         for _ in range(4):
             total = self._offsets[-1]
             top = max(0, total - page) if following else self.scroll_offset.y
             shift = 0
             first, last = (top, total) if following else (top - page // 2, top + page + page // 2)
             todo = [u for u in self.iter_units(first, last) if u[2].strips is None]
-            for done, (index, start, unit) in enumerate(todo):
-                if done and time.perf_counter() > deadline:
+            for index, start, unit in todo:
+                done += 1
+                if done > 1 and time.perf_counter() > deadline:
                     self._rebuild_offsets()
                     if not following:
                         self._place(following, shift)  # what is in view stays where it was

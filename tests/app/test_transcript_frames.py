@@ -3,6 +3,7 @@ changes without laying the whole screen out."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -97,3 +98,37 @@ async def test_a_growing_transcript_updates_its_scroll_size_without_a_layout() -
         assert view.scroll_offset.y == view.max_scroll_y
         assert layouts
         assert not any(layouts)
+
+
+async def test_a_long_transcript_is_laid_out_over_several_loop_iterations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(transcript_view, "LAYOUT_BUDGET", 0.0)  # one entry per step
+    transcript = Transcript("s")
+    for n in range(60):
+        transcript.add_notice(f"notice {n}")
+    app = CountingApp(transcript)
+    iterations = [0]
+    steps: list[int] = []  # the loop iteration of each flush
+
+    def tick() -> None:  # once per loop iteration
+        iterations[0] += 1
+        asyncio.get_running_loop().call_soon(tick)
+
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(CountingView)
+        await wait_for(pilot, lambda: view.settled and "notice 59" in view.visible_lines())
+        update = view._update
+
+        def counting_update(*args: Any) -> int:
+            steps.append(iterations[0])
+            return update(*args)
+
+        view._update = counting_update  # type: ignore[method-assign]
+        asyncio.get_running_loop().call_soon(tick)
+        view.show(transcript)  # everything to lay out again
+        await wait_for(pilot, lambda: view.settled and "notice 59" in view.visible_lines())
+        assert len(steps) >= 60
+        assert len(set(steps)) == len(steps)  # one entry per loop iteration
+        assert view.scroll_offset.y == view.max_scroll_y
+        assert view.blank_frames == 0
