@@ -26,7 +26,12 @@ from acp_tui.commands.usage import (
     split_agent_command,
 )
 from acp_tui.config.paths import get_paths
-from acp_tui.config.settings import LoadedSettings, load_settings, settings_to_toml
+from acp_tui.config.settings import (
+    LoadedSettings,
+    load_settings,
+    settings_to_toml,
+    without_secrets,
+)
 from acp_tui.registry.first_run import should_offer_registry
 
 PROG = "acp-tui"
@@ -231,7 +236,7 @@ def _config(args: list[str]) -> int:
         print(config_file)
         return 0
     loaded = _load_and_warn(config_file)
-    print(settings_to_toml(loaded.settings), end="")
+    print(settings_to_toml(without_secrets(loaded.settings)), end="")
     return 0
 
 

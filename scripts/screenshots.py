@@ -119,6 +119,10 @@ async def ready(pilot: Pilot[int]) -> None:
 
 async def settle(pilot: Pilot[int]) -> None:
     """Let the transcript view flush and the screen repaint."""
+    from acp_tui.ui.transcript_view import TranscriptView
+
+    view = app_of(pilot).chat.current_pane.query_one(TranscriptView)
+    await until(pilot, lambda: view.settled)
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
     await pilot.pause()
@@ -156,7 +160,7 @@ async def streaming(pilot: Pilot[int]) -> None:
     app = app_of(pilot)
     await ready(pilot)
     await send(pilot, "think plan slow markdown")
-    await until(pilot, lambda: "- a [link]" in agent_text(app))
+    await until(pilot, lambda: "step 1 of" in agent_text(app))  # past the code block
     assert app.session is not None
     assert app.session.transcript.state == "running", "the reply ended before the screenshot"
     await settle(pilot)

@@ -178,6 +178,9 @@ class AgentClient(SessionCalls):
         self.updates: Listeners[[str, SessionUpdate]] = Listeners("session update listener")
         """Every update of every session, after the session's transcript has it (see
         ``subscribe``)."""
+        self.own_turn_ends: Listeners[[str, str | None]] = Listeners("turn end listener")
+        """A turn the agent started by itself (v2) ended: session id, stop reason. The end of
+        a prompted turn is the prompt's answer instead."""
         self.capabilities = Capabilities(protocol_version=launch.protocol_version)
         self.initialize_result: WireModel | None = None
         """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
@@ -432,12 +435,15 @@ class AgentClient(SessionCalls):
         """A v2 ``state_update``: idle ends the prompt waiting for it (or a background turn)."""
         transcript = session.transcript
         if event.state == "idle":
-            waiter = self.turns.get(session.session_id)
+            # Popped: an ``idle`` after this one (the agent may start a turn of its own at once,
+            # before the prompt's caller resumes) ends that turn, not the prompt's again.
+            waiter = self.turns.pop(session.session_id, None)
             if waiter is not None:
                 waiter.stop_reason = event.stop_reason
                 waiter.done.set()
             elif transcript.state != "idle":
                 transcript.end_turn(event.stop_reason)
+                self.own_turn_ends.emit(session.session_id, event.stop_reason)
         elif event.state == "running":
             transcript.set_state("running")
         elif event.state == "requires_action":

@@ -71,6 +71,7 @@ class Prompting:
             if prompt.id == prompt_id:
                 prompt.text = text
                 prompt.attachments = ()
+                prompt.recorded_in = None  # what is sent now is recorded
                 self.emit(SlotChanged(slot, "queue"))
                 return True
         return False
@@ -128,9 +129,12 @@ class Prompting:
                 embedded_context=client.capabilities.prompt_embedded_context,
                 image=client.capabilities.prompt_image,
             )
-            agent.recorder.record_prompt(session.session_id, blocks)
+            if prompt.recorded_in != session.session_id:
+                agent.recorder.record_prompt(session.session_id, blocks)
+                prompt.recorded_in = session.session_id
             slot.prompted = True
             stop: str | None = None
+            turned = True
             try:
                 stop = await self.authenticated(
                     agent, lambda: client.prompt(session.session_id, blocks)
@@ -144,6 +148,7 @@ class Prompting:
                     hint=True,
                 )
                 slot.queue.insert(0, prompt)
+                turned = False  # no turn took place: it is sent (not recorded) again
                 # Not ready until the agent is back (logged in) and the session reopened: the
                 # queue waits for that instead of meeting the old connection's refusal again.
                 self._set_state(slot, "starting", agent.status)
@@ -154,7 +159,8 @@ class Prompting:
                 self._want_attention(slot, "finished")
             finally:
                 # The transcript took the end of the turn: a replay of the copy must too.
-                agent.recorder.record_turn_end(session.session_id, stop)
+                if turned:
+                    agent.recorder.record_turn_end(session.session_id, stop)
         finally:
             slot.sending = None
             self.drain(slot)

@@ -117,6 +117,7 @@ class SessionRecorder:
         self.agent_key = agent_key
         self.client: AgentClient | None = None
         self._unsubscribe: Callable[[], None] | None = None
+        self._unsubscribe_ends: Callable[[], None] | None = None
         self._noted: set[str] = set()
         self._unused: dict[str, LiveSession] = {}
         """New sessions not indexed yet: no prompt was sent in them."""
@@ -134,11 +135,15 @@ class SessionRecorder:
         self.detach()
         self.client = client
         self._unsubscribe = client.subscribe(self.on_update, first=True)
+        self._unsubscribe_ends = client.own_turn_ends.subscribe(self.record_turn_end, first=True)
 
     def detach(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self._unsubscribe_ends is not None:
+            self._unsubscribe_ends()
+            self._unsubscribe_ends = None
         self.client = None
 
     # -- what the app calls ----------------------------------------------------------------------
@@ -176,9 +181,9 @@ class SessionRecorder:
         self.cache.record_user(self.agent_key, session_id, [block.to_wire() for block in blocks])
 
     def record_turn_end(self, session_id: str, stop_reason: str | None = None) -> None:
-        """Record that the prompt turn ended (call it once ``client.prompt`` returned or
-        failed): the live transcript takes later chunks as new messages, and so will a replay
-        of the local copy."""
+        """Record that a turn ended (a prompt's: call it once ``client.prompt`` returned or
+        failed; one the agent started by itself: recorded on its own): the live transcript
+        takes later chunks as new messages, and so will a replay of the local copy."""
         self.cache.record_turn_end(self.agent_key, session_id, stop_reason)
 
     def begin_restore(self, session_id: str) -> None:

@@ -59,6 +59,9 @@ class QueuedPrompt:
     id: int
     text: str
     attachments: tuple[Path, ...] = ()
+    recorded_in: str | None = None
+    """The session whose local copy has it already (sent once, and queued again after a
+    terminal login): it is not recorded twice."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,8 @@ class Paths:
     def project_file(self, folder: str, project: Path, suffix: str) -> Path:
         """The file of ``project`` in ``<data_dir>/<folder>``, named by a hash of its absolute
         path (any path, whatever its characters, gives a short safe name)."""
+        import hashlib  # here: importing it costs the first frame a few milliseconds
+
         key = str(project.expanduser().absolute())
         digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
         return self.data_dir / folder / f"{digest}{suffix}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping, MutableMapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,6 +54,7 @@ __all__ = [
     "load_settings",
     "save_settings",
     "settings_to_toml",
+    "without_secrets",
 ]
 
 # The file is validated strictly (see `acp_tui.config.strict`): `show_thoughts = "yes"` is a
@@ -246,6 +247,32 @@ def settings_to_toml(settings: Settings) -> str:
     import tomli_w  # only for writing; reading the settings is on the way to the first frame
 
     return tomli_w.dumps(_to_data(settings))
+
+
+HIDDEN = "(hidden)"
+"""What `without_secrets` shows instead of an environment or header value."""
+
+
+def without_secrets(settings: Settings) -> Settings:
+    """``settings`` with every environment and header value replaced by `HIDDEN`.
+
+    For showing the settings (`acp-tui config show`): agents' and MCP servers' env and
+    headers hold API keys and tokens. The names stay, so the user sees what is set.
+    """
+
+    def hide(values: dict[str, str]) -> dict[str, str]:
+        return dict.fromkeys(values, HIDDEN)
+
+    return replace(
+        settings,
+        agents={
+            name: replace(agent, env=hide(agent.env)) for name, agent in settings.agents.items()
+        },
+        mcp_servers={
+            name: replace(server, env=hide(server.env), headers=hide(server.headers))
+            for name, server in settings.mcp_servers.items()
+        },
+    )
 
 
 def save_settings(settings: Settings, path: Path) -> None:

@@ -55,6 +55,8 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
   image             reply with an image block (a 1x1 PNG)
   notice            three notice updates (info, warning, error), not recorded
   title [TEXT]      a session_info_update with a new title
+  later             v2: once the turn has ended, a turn of the agent's own (running,
+                    a message, idle)
   /help             this list
 Without a keyword the agent echoes the prompt. Every turn records the user message, sets the
 title on the first prompt and ends with a usage_update."""
@@ -64,7 +66,7 @@ KEYWORDS = frozenset(
         "think", "plan", "stream", "markdown", "code", "diff", "edit", "permission", "read",
         "write", "terminal", "run", "slow", "malformed", "huge", "crash", "hang", "usage", "title",
         "ask",
-        "mcp", "image", "notice",
+        "mcp", "image", "notice", "later",
     }
 )  # fmt: skip
 FLOOD = "permission-flood"
@@ -92,6 +94,8 @@ SLOW_CHUNKS = 20
 HUGE_BYTES = 20 * 1024 * 1024
 MAX_STREAM = 1_000_000
 TITLE_CHARS = 60
+LATER_TEXT = "Back again, on my own: a turn nobody prompted."
+"""What the agent says in the turn it starts by itself after a ``later`` prompt (v2)."""
 
 MARKDOWN_REPLY = """\
 ## A markdown reply

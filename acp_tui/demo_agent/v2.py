@@ -28,7 +28,7 @@ import anyio
 from acp_tui import __version__
 from acp_tui.demo_agent import params as P
 from acp_tui.demo_agent.options import ClientCaps, elicitation_modes
-from acp_tui.demo_agent.script import run_turn
+from acp_tui.demo_agent.script import LATER_TEXT, parse, prompt_text, run_turn
 from acp_tui.demo_agent.server import DemoAgent, Handler, LiveSession, Requester
 from acp_tui.demo_agent.settings import config_options, set_config_option
 from acp_tui.demo_agent.store import SessionRecord
@@ -277,6 +277,29 @@ class V2Dialect:
                 live.turn = None
         with contextlib.suppress(ConnectionClosed, anyio.ClosedResourceError):
             await agent.send_update(session_id, state("idle", stop_reason), record=False)
+            if stop_reason == "end_turn" and parse(prompt_text(blocks)).has("later"):
+                agent.task_group.start_soon(self._turn_of_its_own, live)
+
+    async def _turn_of_its_own(self, live: LiveSession) -> None:
+        """A turn nobody prompted (v2 lets the agent start one): running, a message, idle."""
+        if live.turn is not None:
+            return
+        agent = self.agent
+        session_id = live.record.session_id
+        scope = live.turn = anyio.CancelScope()
+        stop_reason = "end_turn"
+        try:
+            with contextlib.suppress(ConnectionClosed, anyio.ClosedResourceError):
+                await agent.send_update(session_id, state("running"), record=False)
+                with scope:
+                    ctx = agent.turn_context(live.record, self._requester(session_id))
+                    await ctx.say(LATER_TEXT)
+                if scope.cancelled_caught:
+                    stop_reason = "cancelled"
+                await agent.send_update(session_id, state("idle", stop_reason), record=False)
+        finally:
+            if live.turn is scope:
+                live.turn = None
 
     def _requester(self, session_id: str) -> Requester:
         """The turn's requests to the client: permission requests in v2's shape, and the

@@ -11,10 +11,9 @@ file never raises: it is logged and the history starts from what could be read.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from acp_tui.config.atomic import write_atomic
@@ -31,20 +30,31 @@ def history_file(project: Path, paths: Paths) -> Path:
 
 
 def history_for_project(project: Path, paths: Paths, limit: int = DEFAULT_LIMIT) -> PromptHistory:
-    """The prompt history of one project (the session's working directory)."""
-    return PromptHistory(history_file(project, paths), limit)
+    """The prompt history of one project (the session's working directory).
+
+    The file's name is a hash of the path, worked out on first use: the chat screen makes the
+    history before the first frame, and hashlib takes a few milliseconds to import.
+    """
+    return PromptHistory(lambda: history_file(project, paths), limit)
 
 
 class PromptHistory:
     """Sent prompts, oldest first, persisted as JSON lines; loaded on first use."""
 
-    def __init__(self, path: Path, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, path: Path | Callable[[], Path], limit: int = DEFAULT_LIMIT) -> None:
         if limit < 1:
             raise ValueError("the history limit must be at least 1")
-        self.path = path
+        self._path = path
         self.limit = limit
         self._entries: list[str] | None = None
         self._lines_on_disk = 0
+
+    @property
+    def path(self) -> Path:
+        """The history file (given, or worked out once on first use)."""
+        if not isinstance(self._path, Path):
+            self._path = self._path()
+        return self._path
 
     def entries(self) -> list[str]:
         """The prompts, oldest first (a copy)."""
@@ -97,11 +107,15 @@ class PromptHistory:
 
 
 def encode_entry(text: str) -> bytes:
+    import json  # on first use, not on the way to the first frame
+
     return json.dumps({"text": text}, ensure_ascii=True).encode("ascii") + b"\n"
 
 
 def read_entries(path: Path) -> tuple[list[str], int]:
     """The entries of a history file and its line count; bad lines are skipped and logged."""
+    import json
+
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -195,7 +195,8 @@ class ChatScreen(Screen[None]):
             self.tabs.show_slot(slot.id)
         if self.browser is not None:
             self.browser.bind(ws, slot.agent)
-            self.browser.render_rows()
+            if self.browser.width != "hidden":  # else it renders when shown
+                self.browser.render_rows()
         pane.prompt.focus()
 
     def slot_changed(self, slot: SessionSlot, what: str) -> None:
@@ -244,8 +245,7 @@ class ChatScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_prompt":  # shown in the footer only where it does something
-            prompts = self.query(PromptInput)
-            return not any(prompt.has_focus for prompt in prompts)
+            return not isinstance(self.focused, PromptInput)  # no query: runs on every switch
         return True
 
     def action_toggle_thoughts(self) -> None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from textual.widget import Widget
 from textual.widgets import Static
 
-from acp_tui.ui.memory import settle_memory
+from acp_tui.ui.memory import settle_memory, tune_collector
 
 if TYPE_CHECKING:
     from acp_tui.client.workspace import Workspace
@@ -80,6 +80,7 @@ class Startup:
         """Startup is over: freeze what it made and let the collector run again."""
         if not self.ready.is_set():
             settle_memory()
+            tune_collector()
             gc.enable()
             self.ready.set()
 

@@ -67,6 +67,13 @@ async def test_a_terminal_login_asked_for_at_prompt_time_runs_once_and_the_promp
         assert app.slot.agent.connections == 2
         assert app.session is not None
         assert app.session.session_id == session_id  # the same session, reopened
+        agent = app.slot.agent
+        assert agent.key is not None
+        assert app.workspace is not None
+        app.workspace.cache.flush(agent.key, session_id)
+        kinds = [type(e).__name__ for e in app.workspace.cache.events(agent.key, session_id)]
+        assert kinds.count("RecordedUser") == 1  # recorded once, though sent twice
+        assert kinds.count("RecordedTurnEnd") == 1  # one turn: the refused send was none
 
 
 async def test_a_login_offered_only_in_meta_runs_its_own_command(

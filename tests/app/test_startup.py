@@ -27,8 +27,10 @@ HEAVY = [
     "acp_tui.ui.render",
     "acp_tui.ui.transcript_view",
     "textual.widgets._markdown",
+    "hashlib",  # OpenSSL's: a few milliseconds, for the prompt history's file name
 ]
-"""Modules that take longer to import than Textual itself: none may hold up the first frame."""
+"""Modules the first frame does not need and would wait for (most take longer to import than
+Textual itself)."""
 
 # Runs the real command line's import path, then the app headless; when the app starts loading
 # the core (just after its first refresh) it records what is imported and quits.

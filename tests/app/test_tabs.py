@@ -14,6 +14,7 @@ from acp_tui.client.slots import SessionSlot
 from acp_tui.config.settings import AgentConfig, Settings
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.browser.panel import SessionBrowser
 from acp_tui.ui.dialogs.agent_choice import AgentChoiceDialog
 from acp_tui.ui.dialogs.roots import RootsDialog
 from acp_tui.ui.transcript_view import TranscriptView
@@ -106,6 +107,10 @@ async def test_a_background_tab_is_marked_when_its_turn_ends(
         label = tabs.query_one(f"#{tab_id(first.id)}").label  # type: ignore[attr-defined]
         assert "✓" in label.plain
         assert bells
+        await pilot.press("ctrl+b")  # the browser's row of that session says so too
+        browser = app.chat.query_one(SessionBrowser)
+        session_id = first.session_id
+        await wait_for(pilot, lambda: "done" in browser.rows.tags.get(session_id or "", ()))
         await pilot.press("alt+1")
         await wait_for(pilot, lambda: app.slot is first and first.attention is None)
 

@@ -149,6 +149,25 @@ def test_config_show_prints_the_effective_settings(acp_home: Paths) -> None:
     assert shown.agents["alpha"].command == "alpha"
 
 
+def test_config_show_hides_env_and_header_values(acp_home: Paths) -> None:
+    acp_home.config_dir.mkdir(parents=True)
+    acp_home.config_file.write_text(
+        '[agents.alpha]\ncommand = "alpha"\nenv = { OPENAI_API_KEY = "sk-agent-secret" }\n'
+        '[mcp_servers.files]\ncommand = "files-mcp"\nenv = { TOKEN = "stdio-secret" }\n'
+        '[mcp_servers.web]\nurl = "https://mcp.example/"\n'
+        'headers = { Authorization = "Bearer header-secret" }\n'
+    )
+    result = run_cli("config", "show")
+    assert result.returncode == 0, result.stderr
+    for secret in ("sk-agent-secret", "stdio-secret", "header-secret"):
+        assert secret not in result.stdout
+    shown = validate(Settings, tomllib.loads(result.stdout))  # still valid settings
+    assert shown.agents["alpha"].env == {"OPENAI_API_KEY": "(hidden)"}
+    assert shown.mcp_servers["files"].env == {"TOKEN": "(hidden)"}
+    assert shown.mcp_servers["web"].headers == {"Authorization": "(hidden)"}
+    assert shown.mcp_servers["web"].url == "https://mcp.example/"
+
+
 def test_config_show_with_a_broken_file_warns_and_shows_defaults(acp_home: Paths) -> None:
     acp_home.config_dir.mkdir(parents=True)
     acp_home.config_file.write_text("theme = \n")

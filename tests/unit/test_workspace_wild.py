@@ -20,6 +20,8 @@ from acp_tui.client.transcript import MessageEntry, NoticeEntry, Transcript
 from acp_tui.config.paths import Paths
 from acp_tui.demo_agent.auth import AUTH_METHOD_ID
 from acp_tui.demo_agent.faults import AFTER_CLOSE_UPDATES, ERROR_DATA, LATE_CHUNK_TEXT
+from acp_tui.demo_agent.script import LATER_TEXT
+from acp_tui.store.transcripts import RecordedTurnEnd, RecordedUser
 from tests.unit.agent_helpers import WAIT, agent_text, demo_client, demo_spec, make_project
 from tests.unit.workspace_helpers import Scripted, workspace
 
@@ -126,6 +128,43 @@ async def test_a_late_chunk_is_a_message_of_its_own_live_and_in_the_local_copy(
     late = ("agent", LATE_CHUNK_TEXT)
     assert live[:3] == [("user", "first"), reply, late]
     assert [role for role, _ in live] == ["user", "agent", "agent"] * 2
+    assert shape(replayed) == live
+
+
+async def test_a_turn_the_agent_starts_itself_is_recorded_with_its_end(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    """v2 lets an agent start a turn nobody prompted: its end goes into the local copy as a
+    prompted turn's does, so a replay of the copy ends it where the live view did."""
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(spec(tmp_path, project, 2))
+        slot = ws.open_new(agent)
+        await watch.until(lambda: slot.state == "ready")
+        ws.submit(slot, "later")
+        await watch.until(
+            lambda: LATER_TEXT in agent_text(slot.transcript) and slot.transcript.state == "idle"
+        )
+        ws.submit(slot, "again")
+        await watch.until(lambda: "> again" in agent_text(slot.transcript) and not slot.busy)
+        live = shape(slot.transcript)
+        assert slot.session is not None
+        session_id = slot.session.session_id
+        assert agent.key is not None
+        ws.cache.flush(agent.key, session_id)
+        events = list(ws.cache.events(agent.key, session_id))
+        replayed = Transcript(session_id)
+        agent.history.replay_into(session_id, replayed)
+    assert [role for role, _ in live] == ["user", "agent", "user", "agent"]
+    assert live[1] == ("agent", LATER_TEXT)  # "later" alone: the prompted turn says nothing
+    own = next(i for i, e in enumerate(events) if LATER_TEXT in str(getattr(e, "update", "")))
+    ends = [i for i, e in enumerate(events) if isinstance(e, RecordedTurnEnd)]
+    assert len(ends) == 3  # two prompts and the turn of its own
+    assert (
+        own
+        < ends[1]
+        < next(i for i, e in enumerate(events) if isinstance(e, RecordedUser) and i > own)
+    )
     assert shape(replayed) == live
 
 
