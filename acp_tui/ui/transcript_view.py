@@ -4,8 +4,10 @@ Built for any length (DESIGN §4). Each entry is laid out as units: a whole tool
 notice, or one bounded piece of a message (see ``BlockScanner``). Units render lazily, only when
 they come into view (others count with an estimated height), and once: a unit re-renders only
 when its entry changes, or the width or theme does. Only visible lines are painted, changes are
-flushed at most ~30 times a second, and scanning a huge message is spread over several flushes,
-so the event loop never waits on the transcript's size.
+flushed at most ~30 times a second, and a flush lays out and renders for a few milliseconds at
+most (LAYOUT_BUDGET, RENDER_BUDGET, SCAN_BUDGET), going on in the next loop iteration, so the
+event loop never waits on the transcript's size; a frame is shown only once all of it is
+rendered. The scroll size changes without a layout of the screen.
 
 The keys (scrolling, selecting and copying blocks, finding text) are `TranscriptKeys`'.
 """
@@ -120,8 +122,8 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         self._render_after_cpu = 0.0
         self._rendered_at = 0.0
         self._frame_spent: tuple[float, float] | None = None
-        self._going_on = False
         """Wall and CPU time spent so far on a frame rendered in several steps."""
+        self._going_on = False
         self._line_style: Style | None = None
         self.flushes = 0
 
