@@ -60,7 +60,7 @@ from acp_tui.protocol.connection import (
     line_bytes,
 )
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
-from acp_tui.protocol.updates import SessionUpdate
+from acp_tui.protocol.updates import SessionUpdate, update_classes
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,29 @@ UpdateListener = Callable[[str, SessionUpdate], object]
 EARLY_SESSIONS = 8
 EARLY_UPDATES = 256
 """Bounds of the updates kept for sessions not registered yet (see ``early_updates``)."""
+
+
+def warm_up_updates(dialect: Dialect) -> None:
+    """Build the validators and serializers of session updates (call it in a worker thread).
+
+    The models build their schemas on first use (``defer_build``): 20 to 60 ms for the
+    notification, a few more for each kind of update the recorder encodes, which would
+    otherwise stall the event loop at the first updates of the first reply or replay.
+    """
+    sample = {
+        "sessionId": "warm-up",
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "warm-up",
+            "content": {"type": "text", "text": ""},
+        },
+    }
+    try:
+        dialect.parse_update(sample)
+    except ValidationError:  # only a warm-up: the real updates will say
+        log.debug("warming the update models up failed", exc_info=True)
+    for kind in update_classes():
+        kind.model_rebuild()
 
 
 class MalformedResponse(AgentError):
@@ -144,6 +167,7 @@ class AgentClient(SessionCalls):
             name="agent",
         )
         self.connection.on_drain = self.apply_held
+        self.connection.on_notification_now = self._notification_now
         self.connection.tap = tap
         self._held = ChunkRun()
         """Text chunks of one message held back to be applied as one (see ``coalesce``)."""
@@ -338,13 +362,25 @@ class AgentClient(SessionCalls):
             return
         self.url_questions.complete(note.elicitation_id)
 
-    async def _on_notification(self, method: str, params: Any) -> None:
-        chunk = text_chunk(params) if method == "session/update" else None
+    def _notification_now(self, method: str, params: Any) -> bool:
+        """A notification of a line that is not big, in the read loop's step: everything but
+        `elicitation/complete` and unknown methods is handled here (no coroutine per line)."""
+        if method != "session/update":
+            return False
+        chunk = text_chunk(params)
         if chunk is not None:
             key, text = chunk
             if not self._held.add(key, text, params):
                 self.apply_held()
                 self._held.add(key, text, params)
+            return True
+        self.apply_held()
+        self._apply_update(params)
+        return True
+
+    async def _on_notification(self, method: str, params: Any) -> None:
+        if method == "session/update" and line_bytes.get() <= BIG_LINE:
+            self._notification_now(method, params)
             return
         self.apply_held()
         if method == "elicitation/complete":
@@ -353,17 +389,13 @@ class AgentClient(SessionCalls):
         if method != "session/update":
             log.debug("ignoring notification %s", method)
             return
-        if line_bytes.get() > BIG_LINE:  # parsed in a worker thread, the loop keeps going
-            try:
-                session_id, events = await off_loop_if_big(self._parse_update, params)
-            except ValidationError as exc:
-                log.warning(
-                    "skipping a malformed session/update: %s", describe_validation_error(exc)
-                )
-                return
-            self._apply_events(session_id, events)
+        # A big line: parsed in a worker thread, the loop keeps going.
+        try:
+            session_id, events = await off_loop_if_big(self._parse_update, params)
+        except ValidationError as exc:
+            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
             return
-        self._apply_update(params)
+        self._apply_events(session_id, events)
 
     def apply_held(self) -> None:
         """Apply the text chunks held back, joined (the connection calls this when the
@@ -479,6 +511,7 @@ async def connect(
             tg.start_soon(client.run_connection)
             try:
                 await client.initialize(init_timeout)
+                tg.start_soon(_warm_up, client.dialect)
                 yield client
                 client.ending = True  # left without an error: the owner is done with it
             except Exception as exc:
@@ -489,6 +522,10 @@ async def connect(
                 tg.cancel_scope.cancel()
         if failure is not None:
             raise failure
+
+
+async def _warm_up(dialect: Dialect) -> None:
+    await anyio.to_thread.run_sync(warm_up_updates, dialect, abandon_on_cancel=True)
 
 
 def absolute_dirs(dirs: Sequence[Path | str]) -> list[str]:

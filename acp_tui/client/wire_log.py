@@ -249,9 +249,12 @@ class WireLog:
         self.seq += 1
         ring = self._ring
         entry = (self.seq, self.clock(), direction, raw)
+        if ring and len(ring) >= self.max_records:  # full: the oldest goes (the usual case)
+            self.bytes -= len(ring.popleft()[3])
+            self.dropped += 1
         ring.append(entry)
         self.bytes += len(raw)
-        if len(ring) > self.max_records or self.bytes > self.max_bytes:
+        if self.bytes > self.max_bytes:
             self._trim()
         if self.file is not None:
             self.file.write(self._record(entry), self.agent)

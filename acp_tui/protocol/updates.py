@@ -7,7 +7,7 @@ does not know, with every field kept).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AliasChoices, Field, Tag, model_validator
 
@@ -81,6 +81,7 @@ __all__ = [
     "UnknownToolCallContent",
     "UsageUpdate",
     "UserMessageChunk",
+    "update_classes",
 ]
 
 
@@ -282,6 +283,12 @@ SessionUpdate = Annotated[
 ]
 """A session update discriminated on ``sessionUpdate``; unknown kinds become
 ``UnknownSessionUpdate``."""
+
+
+def update_classes() -> list[type[WireModel]]:
+    """The model of each kind of ``SessionUpdate``, ``UnknownSessionUpdate`` included."""
+    union = get_args(SessionUpdate)[0]
+    return [get_args(member)[0] for member in get_args(union)]
 
 
 class SessionNotification(WireModel):

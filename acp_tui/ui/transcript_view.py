@@ -4,14 +4,17 @@ Built for any length (DESIGN §4). Each entry is laid out as units: a whole tool
 notice, or one bounded piece of a message (see ``BlockScanner``). Units render lazily, only when
 they come into view (others count with an estimated height), and once: a unit re-renders only
 when its entry changes, or the width or theme does. Only visible lines are painted, changes are
-flushed at most ~30 times a second, and scanning a huge message is spread over several flushes,
-so the event loop never waits on the transcript's size.
+flushed at most ~30 times a second, and a flush lays out and renders for a few milliseconds at
+most (LAYOUT_BUDGET, RENDER_BUDGET, SCAN_BUDGET), going on in the next loop iteration, so the
+event loop never waits on the transcript's size; a frame is shown only once all of it is
+rendered. The scroll size changes without a layout of the screen.
 
 The keys (scrolling, selecting and copying blocks, finding text) are `TranscriptKeys`'.
 """
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import time
 from collections.abc import Iterator
@@ -46,6 +49,8 @@ from acp_tui.ui.transcript_layout import Layout, Unit, highlight
 FLUSH_INTERVAL = 1 / 30
 RENDER_CPU_FACTOR = 4
 MAX_FRAME_GAP = 0.25  # seconds: the longest a changing transcript waits for a frame
+RENDER_BUDGET = 0.008  # seconds of rendering units per loop iteration (then it goes on later)
+LAYOUT_BUDGET = 0.008  # seconds of laying entries out per loop iteration
 SCAN_BUDGET = 128_000  # characters of message text cut into pieces per flush
 _EMPTY = Strip([], 0)
 
@@ -116,6 +121,9 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         self._render_after = 0.0
         self._render_after_cpu = 0.0
         self._rendered_at = 0.0
+        self._frame_spent: tuple[float, float] | None = None
+        """Wall and CPU time spent so far on a frame rendered in several steps."""
+        self._going_on = False
         self._line_style: Style | None = None
         self.flushes = 0
 
@@ -132,6 +140,8 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         self._dirty.clear()
         self._stale_from = 0
         self._follow = True
+        self._frame_spent = None
+        self._rendered_at = time.perf_counter()  # lay a long transcript out before its end
         self._unsubscribe = transcript.subscribe(self.note_change)
         self.flush()
 
@@ -279,32 +289,69 @@ class TranscriptView(TranscriptKeys, can_focus=True):
         if not self._dirty and not self._missing and self._stale_from is None:
             return
         changed = bool(self._dirty)
-        budget = SCAN_BUDGET
-        for index in sorted(self._dirty):
-            if index < len(entries):
-                budget -= self._update(index, entries[index], budget)
-        self._dirty = {i for i in self._dirty if i < len(entries) and self._layouts[i].backlog}
+        self._dirty = self._lay_out(entries, time.perf_counter() + LAYOUT_BUDGET)
         if self._dirty:
-            self.call_later(self.flush)  # a backlog: go on as soon as others had their turn
+            self._go_on()  # a backlog: go on once the loop has run what else is ready
         self._rebuild_offsets()
         self.flushes += 1
         self.keep_a_selection()
-        if changed and not self._may_render():
+        if self._dirty and following and time.perf_counter() - self._rendered_at < MAX_FRAME_GAP:
+            self._missing = True  # the end is not known yet: rendering it would be wasted
+            return
+        spent = self._frame_spent
+        if changed and spent is None and not self._may_render():
             self._missing = True  # the last frame stays on screen until the next render
             return
         started = time.perf_counter()
         cpu = time.process_time()
         self._missing = False
-        self._render_window(following)
+        complete = self._render_window(following, started + RENDER_BUDGET)
         ended = time.perf_counter()
+        wall, cpu = ended - started, time.process_time() - cpu
+        if spent is not None:
+            wall, cpu = wall + spent[0], cpu + spent[1]
+        if not complete:
+            # Out of time with units still to render: go on in the next loop iteration (a
+            # frame due is not held back again), and show nothing half-rendered meanwhile.
+            self._frame_spent = (wall, cpu)
+            self._missing = True
+            self._go_on()
+            return
+        self._frame_spent = None
         # Rendering takes at most about half of the time, however fast text streams in, and
         # while updates pour in, about a fifth of the CPU (see ``_may_render``).
-        self._render_after = 2 * ended - started
-        self._render_after_cpu = time.process_time() + RENDER_CPU_FACTOR * (
-            time.process_time() - cpu
-        )
+        self._render_after = ended + wall
+        self._render_after_cpu = time.process_time() + RENDER_CPU_FACTOR * cpu
         self._rendered_at = ended
         self.refresh()
+
+    def _go_on(self) -> None:
+        """Flush again in the next loop iteration, after the callbacks ready meanwhile (a
+        message to the widget, as ``call_later`` posts, would run before them)."""
+        if not self._going_on:
+            self._going_on = True
+            asyncio.get_running_loop().call_soon(self._continue)
+
+    def _continue(self) -> None:
+        self._going_on = False
+        self.flush()
+
+    def _lay_out(self, entries: list[TranscriptEntry], deadline: float) -> set[int]:
+        """Lay the changed entries out, in order, until ``deadline`` (``perf_counter``) or
+        SCAN_BUDGET characters of message text; returns the entries left to do."""
+        budget = SCAN_BUDGET
+        order = sorted(self._dirty)
+        left: set[int] = set()
+        for position, index in enumerate(order):
+            if index >= len(entries):
+                continue
+            budget -= self._update(index, entries[index], budget)
+            if self._layouts[index].backlog:
+                left.add(index)
+            if time.perf_counter() > deadline:
+                left.update(i for i in order[position + 1 :] if i < len(entries))
+                break
+        return left
 
     def _may_render(self) -> bool:
         """While the transcript changes, whether a frame is due: not before the last render's
@@ -408,9 +455,14 @@ class TranscriptView(TranscriptKeys, can_focus=True):
             total += layout.height
             offsets.append(total)
 
-    def _render_window(self, following: bool) -> None:
-        """Render the units in (and a page around) the view; keep the view's place."""
+    def _render_window(self, following: bool, deadline: float) -> bool:
+        """Render the units in (and a page around) the view; keep the view's place.
+
+        Stops at ``deadline`` (``perf_counter``) once at least one unit was rendered: False
+        when units are left to render (the view has not moved to show them yet).
+        """
         page = max(self.scrollable_content_region.height, 1)
+        done = 0
         for _ in range(4):
             total = self._offsets[-1]
             top = max(0, total - page) if following else self.scroll_offset.y
@@ -418,6 +470,12 @@ class TranscriptView(TranscriptKeys, can_focus=True):
             first, last = (top, total) if following else (top - page // 2, top + page + page // 2)
             todo = [u for u in self.iter_units(first, last) if u[2].strips is None]
             for index, start, unit in todo:
+                done += 1
+                if done > 1 and time.perf_counter() > deadline:
+                    self._rebuild_offsets()
+                    if not following:
+                        self._place(following, shift)  # what is in view stays where it was
+                    return False
                 old = unit.height
                 self.render_unit(index, unit)
                 if not following and start < top:
@@ -425,7 +483,8 @@ class TranscriptView(TranscriptKeys, can_focus=True):
             self._rebuild_offsets()
             self._place(following, shift)
             if not todo:
-                return
+                return True
+        return True
 
     def jump(self, y: int | None) -> None:
         """Scroll to line ``y`` at once (None: to the end, and follow it from then on).
@@ -445,12 +504,26 @@ class TranscriptView(TranscriptKeys, can_focus=True):
     def _place(self, following: bool, shift: int) -> None:
         """Set the scroll size; stick to the end, or keep what is in view where it was."""
         top = self.scroll_offset.y
-        self.virtual_size = Size(self._width, self._offsets[-1])
+        self.set_virtual_size(Size(self._width, self._offsets[-1]))
         if following:
             self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
         elif shift:
             self.scroll_to(y=top + shift, animate=False, immediate=True, force=True)
         self._seen_scroll_y = self.scroll_offset.y
+
+    def set_virtual_size(self, size: Size) -> None:
+        """Set the scroll size without a layout of the whole screen.
+
+        ``virtual_size`` is a layout reactive: assigning it reflows and repaints every widget,
+        once a frame while a reply streams in. The view's own size never depends on it (it
+        fills its pane), so only its scrollbars are updated (a scrollbar that appears or goes
+        still lays the screen out, as ``show_vertical_scrollbar`` does that).
+        """
+        if size == self.virtual_size:
+            return
+        self.set_reactive(TranscriptView.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
 
     def render_unit(self, index: int, unit: Unit) -> None:
         """Render one unit to strips at the current width, and lay its entry out again."""
@@ -564,7 +637,7 @@ class TranscriptView(TranscriptKeys, can_focus=True):
             self._rebuild_offsets()
             if not todo:
                 break
-        self.virtual_size = Size(self._width, self._offsets[-1])
+        self.set_virtual_size(Size(self._width, self._offsets[-1]))
 
     def plain_lines(self) -> list[str]:
         """Everything, rendered, as plain text lines (for tests; renders what was not yet)."""

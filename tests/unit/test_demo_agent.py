@@ -852,6 +852,26 @@ def test_store_survives_torn_writes(tmp_path: Path) -> None:
     assert [s["sessionId"] for s in snapshot["sessions"]] == ["demo-1"]
 
 
+def test_history_lines_read_as_json_reads_them(tmp_path: Path) -> None:
+    """The history is read with a faster parser; what it refuses but ``json`` takes (a lone
+    surrogate escape) still comes back, and lines that are not JSON objects are skipped."""
+    from acp_tui.demo_agent.store import SessionRecord, SessionStore
+
+    store = SessionStore(tmp_path)
+    store.open()
+    store.put(SessionRecord("demo-1", "/p", updated_at=store.now()))
+    store.close()
+    lines = [b'{"n":1,"text":"caf\xc3\xa9"}', b'{"n":2,"text":"\\ud800"}', b"[3]", b"{oops"]
+    lines.append(b'{"n":4,"big":123456789012345678901234567890}')
+    (tmp_path / "history" / "demo-1.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    reopened = SessionStore(tmp_path)
+    reopened.open()
+    read = list(reopened.read_history("demo-1"))
+    reopened.close()
+    assert read == [json.loads(line) for line in (lines[0], lines[1], lines[4])]
+    assert read[1]["text"] == "\ud800"
+
+
 def test_paging_10000_sessions_is_exact(tmp_path: Path) -> None:
     """Keyset pages over a big index: every match once, newest first, filters bound to cursors."""
     from acp_tui.demo_agent.paging import decode_cursor, encode_cursor, fingerprint, page

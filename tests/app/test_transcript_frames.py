@@ -1,0 +1,138 @@
+"""TranscriptView frames: the work of one is bounded per loop iteration, and the scroll size
+changes without laying the whole screen out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+
+from acp_tui.client.transcript import Transcript
+from acp_tui.ui import transcript_view
+from acp_tui.ui.transcript_view import TranscriptView
+from tests.app.helpers import wait_for
+from tests.app.test_transcript_view import ViewApp, agent
+
+
+class CountingView(TranscriptView):
+    """Counts the units each flush renders, and the moves to a place not all rendered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.per_flush: list[int] = [0]
+        self.blank_frames = 0
+
+    def render_unit(self, index: int, unit: Any) -> None:
+        self.per_flush[-1] += 1
+        super().render_unit(index, unit)
+
+    def flush(self) -> None:
+        self.per_flush.append(0)
+        before = (self.scroll_offset.y, self.virtual_size)
+        super().flush()
+        top = self.scroll_offset.y
+        if (top, self.virtual_size) != before:  # the view moved: to a place all rendered
+            page = self.scrollable_content_region.height
+            units = self.iter_units(top, top + page)
+            self.blank_frames += any(unit.strips is None for _, _, unit in units)
+
+
+class CountingApp(App[None]):
+    def __init__(self, transcript: Transcript) -> None:
+        super().__init__()
+        self.transcript = transcript
+
+    def compose(self) -> ComposeResult:
+        yield CountingView()
+
+    def on_mount(self) -> None:
+        self.query_one(CountingView).show(self.transcript)
+
+
+async def test_a_window_slow_to_render_is_rendered_over_several_loop_iterations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(transcript_view, "RENDER_BUDGET", 0.0)  # one unit per step
+    transcript = Transcript("s")
+    for n in range(40):
+        transcript.add_notice(f"notice {n}")
+    app = CountingApp(transcript)
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(CountingView)
+        await wait_for(pilot, lambda: view.settled and "notice 39" in view.visible_lines())
+        assert view.scroll_offset.y == view.max_scroll_y
+        assert max(view.per_flush) == 1  # each step stopped after one unit
+        assert sum(view.per_flush) >= 10  # a page of notices (a line and a blank each)
+        assert view.blank_frames == 0
+
+
+async def test_a_growing_transcript_updates_its_scroll_size_without_a_layout() -> None:
+    transcript = Transcript("s")
+    app = ViewApp(transcript)
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TranscriptView)
+        for n in range(40):
+            transcript.add_notice(f"notice {n}")
+        # The scrollbar appearing lays the screen out (the view gets narrower): let it.
+        await wait_for(pilot, lambda: view.settled and view.show_vertical_scrollbar)
+        await pilot.pause()
+        layouts: list[bool] = []
+        refresh = view.refresh
+
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            layouts.append(bool(kwargs.get("layout")))
+            return refresh(*args, **kwargs)
+
+        view.refresh = spy  # type: ignore[method-assign]
+        height = view.virtual_size.height
+        for n in range(30):
+            transcript.apply(agent(f"word{n} " + ("\n\n" if n % 5 == 0 else "")))
+            await pilot.pause()
+        for n in range(40, 60):
+            transcript.add_notice(f"notice {n}")
+        await wait_for(pilot, lambda: view.settled and "notice 59" in view.visible_lines())
+        assert view.virtual_size.height > height
+        assert view.vertical_scrollbar.window_virtual_size == view.virtual_size.height
+        assert view.scroll_offset.y == view.max_scroll_y
+        assert layouts
+        assert not any(layouts)
+
+
+async def test_a_long_transcript_is_laid_out_over_several_loop_iterations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(transcript_view, "LAYOUT_BUDGET", 0.0)  # one entry per step
+    transcript = Transcript("s")
+    for n in range(60):
+        transcript.add_notice(f"notice {n}")
+    app = CountingApp(transcript)
+    iterations = [0]
+    steps: list[tuple[int, int]] = []  # (loop iteration, flush) of each entry laid out
+
+    def tick() -> None:  # once per loop iteration
+        iterations[0] += 1
+        asyncio.get_running_loop().call_soon(tick)
+
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(CountingView)
+        await wait_for(pilot, lambda: view.settled and "notice 59" in view.visible_lines())
+        update = view._update
+
+        def counting_update(*args: Any) -> int:
+            steps.append((iterations[0], len(view.per_flush)))
+            return update(*args)
+
+        view._update = counting_update  # type: ignore[method-assign]
+        asyncio.get_running_loop().call_soon(tick)
+        view.show(transcript)  # everything to lay out again
+        await wait_for(pilot, lambda: view.settled and "notice 59" in view.visible_lines())
+        flushes = [flush for _, flush in steps]
+        assert len(steps) >= 60
+        assert len(set(flushes)) == len(flushes)  # one entry per flush
+        # Each flush going on with the rest in a later loop iteration (a timer's flush may
+        # share one), not all of them in one callback.
+        assert len({iteration for iteration, _ in steps}) >= len(steps) // 2
+        assert view.scroll_offset.y == view.max_scroll_y
+        assert view.blank_frames == 0
