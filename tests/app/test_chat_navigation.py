@@ -110,7 +110,16 @@ async def test_ctrl_l_and_esc_bring_the_focus_back_to_the_prompt(
 
         options = pane.session_options
         assert options is not None
-        await wait_for(pilot, lambda: bool(options.query(Select)))  # the session is shown
+        # The session is shown, its pickers laid out: Textual orders the focus chain by
+        # position, and a picker not laid out yet sits at the top, before the transcript.
+        await wait_for(
+            pilot,
+            lambda: (
+                bool(options.query(Select))
+                and all(select.region.height for select in options.query(Select))
+            ),
+        )
+        await wait_for(pilot, lambda: prompt.has_focus)
         await pilot.press("tab")  # the prompt's neighbour: the transcript
         await wait_for(pilot, lambda: view_of(app).has_focus)
         await back("ctrl+l")

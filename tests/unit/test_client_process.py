@@ -140,7 +140,10 @@ async def test_stubborn_child_and_grandchild_are_killed(tmp_path: Path) -> None:
     async with spawn_agent(python(STUBBORN), log_dir=tmp_path, **FAST) as agent:
         grandchild = int(await read_line(buffered(agent.stdout)))
         assert os.getpgid(grandchild) == agent.pgid
-    assert agent.signals_sent == [signal.SIGTERM, signal.SIGKILL]
+    assert agent.signals_sent[:2] == [signal.SIGTERM, signal.SIGKILL]
+    # Under load the grandchild may still run when the leader's exit is seen: it is killed
+    # again, never let be.
+    assert set(agent.signals_sent[2:]) <= {signal.SIGKILL}
     assert agent.returncode == -signal.SIGKILL
     assert agent.exited.is_set()
     await wait_gone(agent.pid)
