@@ -58,29 +58,10 @@ def rss_mb() -> float:
     return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
-class Ticker:
-    """The longest gap between 5 ms sleeps of the event loop, since the last ``reset``."""
-
-    def __init__(self) -> None:
-        self.max_gap = 0.0
-        self.running = True
-
-    def reset(self) -> float:
-        gap, self.max_gap = self.max_gap, 0.0
-        return gap
-
-    async def run(self) -> None:
-        last = time.perf_counter()
-        while self.running:
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            self.max_gap = max(self.max_gap, now - last - 0.005)
-            last = now
-
-
 async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
     """One case in this process: its figures, and ``utf8``/``first_rows_ms`` where they apply."""
     from bench_sessions import Frames, session_rows, wait
+    from loop_ticker import Ticker
     from stall_sampler import StallSampler
 
     from acp_tui.client.command import AgentCommand

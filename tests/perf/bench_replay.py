@@ -75,19 +75,11 @@ async def measure(
             view = pane.query_one(TranscriptView)
             return view.transcript is session.transcript and pane.prompt.has_focus and view.settled
 
-        max_gap = 0.0
-        running = True
+        from loop_ticker import Ticker
 
-        async def ticker() -> None:
-            nonlocal max_gap
-            last = time.perf_counter()
-            while running:
-                await asyncio.sleep(0.005)
-                now = time.perf_counter()
-                max_gap = max(max_gap, now - last - 0.005)
-                last = now
+        ticker = Ticker()
 
-        tick = asyncio.create_task(ticker())
+        tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
         info = SessionInfo(session_id=session_id, cwd=str(project), title="the long session")
         frames.arm(interactive)
@@ -98,7 +90,7 @@ async def measure(
         app.workspace.open_listed(app.slot.agent, info, replay=True)
         shown = await frames.shown_time(within=300) - started
         cpu = time.process_time() - cpu
-        running = False
+        ticker.running = False
         await tick
         assert app.session is not None
         entries = len(app.session.transcript.entries)
@@ -109,7 +101,7 @@ async def measure(
         "interactive_s": round(shown, 3),
         "client_cpu_s": round(cpu, 3),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "max_stall_ms": round(max_gap * 1000, 1),
+        "max_stall_ms": round(ticker.max_gap * 1000, 1),
         "entries": entries,
         "progress_updates": len(progress),
         "last_progress": progress[-1] if progress else None,

@@ -109,19 +109,11 @@ async def measure(app: AcpApp, sessions: int) -> dict[str, Any]:
         await wait(lambda: panel.inflight is None)
 
         # -- paging to the end, with a ticker watching the loop -----------------------------------
-        max_gap = 0.0
-        running = True
+        from loop_ticker import Ticker
 
-        async def ticker() -> None:
-            nonlocal max_gap
-            last = time.perf_counter()
-            while running:
-                await asyncio.sleep(0.005)
-                now = time.perf_counter()
-                max_gap = max(max_gap, now - last - 0.005)
-                last = now
+        ticker = Ticker()
 
-        tick = asyncio.create_task(ticker())
+        tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
         rows.focus()
         started = time.perf_counter()
@@ -137,7 +129,7 @@ async def measure(app: AcpApp, sessions: int) -> dict[str, Any]:
             pages += 1
         await pilot.pause()
         page_all = time.perf_counter() - started
-        running = False
+        ticker.running = False
         await tick
         loaded = len(panel.lister.rows)
 
@@ -165,7 +157,7 @@ async def measure(app: AcpApp, sessions: int) -> dict[str, Any]:
         "sessions": sessions,
         "first_page_ms": round(first_page * 1000, 1),
         "filter_ms": round(max(keys) * 1000, 1),
-        "max_stall_ms": round(max_gap * 1000, 1),
+        "max_stall_ms": round(ticker.max_gap * 1000, 1),
         "page_all_s": round(page_all, 3),
         "pages": pages,
         "rows_loaded": loaded,

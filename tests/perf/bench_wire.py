@@ -73,19 +73,11 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
             view = app.chat.current_pane.query_one(TranscriptView)
             return isinstance(entries[-1], MessageEntry) and view.settled
 
-        max_gap = 0.0
-        running = True
+        from loop_ticker import Ticker
 
-        async def ticker() -> None:
-            nonlocal max_gap
-            last = time.perf_counter()
-            while running:
-                await asyncio.sleep(0.005)
-                now = time.perf_counter()
-                max_gap = max(max_gap, now - last - 0.005)
-                last = now
+        ticker = Ticker()
 
-        tick = asyncio.create_task(ticker())
+        tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
         cpu = time.process_time()
         started = time.perf_counter()
@@ -94,7 +86,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         frames.arm(done)
         shown = await frames.shown_time(within=300)
         cpu = time.process_time() - cpu
-        running = False
+        ticker.running = False
         await tick
         reply = transcript.entries[-1]
         assert isinstance(reply, MessageEntry)
@@ -108,7 +100,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         "wall_s": round(shown - started, 3),
         "client_cpu_s": round(cpu, 3),
         "us_per_update": round(cpu / updates * 1e6, 1),
-        "max_stall_ms": round(max_gap * 1000, 1),
+        "max_stall_ms": round(ticker.max_gap * 1000, 1),
         "agent_blocked_s": agent["blocked_s"],
         "agent_max_block_ms": agent["max_block_ms"],
         "reply_parts": chunks,

@@ -88,17 +88,9 @@ async def stream(chunks: int = 50_000, size: int = 2_000_000, batch: int = 100) 
         # a thread after the first frame, before the first reply.
         while not warmed_up.is_set():
             await pilot.pause(0.01)
-        max_gap = 0.0
-        running = True
+        from loop_ticker import Ticker
 
-        async def ticker() -> None:
-            nonlocal max_gap
-            last = time.perf_counter()
-            while running:
-                await asyncio.sleep(0.005)
-                now = time.perf_counter()
-                max_gap = max(max_gap, now - last - 0.005)
-                last = now
+        ticker = Ticker()
 
         pauses: list[float] = []
         gc_started = [0.0]
@@ -110,7 +102,7 @@ async def stream(chunks: int = 50_000, size: int = 2_000_000, batch: int = 100) 
                 pauses.append(time.perf_counter() - gc_started[0])
 
         gc.callbacks.append(on_gc)
-        tick = asyncio.create_task(ticker())
+        tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
         started = time.perf_counter()
         for i in range(0, len(updates), batch):
@@ -123,7 +115,7 @@ async def stream(chunks: int = 50_000, size: int = 2_000_000, batch: int = 100) 
         while not (view.settled and view.is_current(0)):  # noqa: ASYNC110 (polls the view)
             await asyncio.sleep(0.001)
         rendered = next(t for t in view.flush_ends if t >= last_chunk)
-        running = False
+        ticker.running = False
         await tick
         gc.callbacks.remove(on_gc)
         gc.unfreeze()
@@ -134,7 +126,7 @@ async def stream(chunks: int = 50_000, size: int = 2_000_000, batch: int = 100) 
         "chunks": len(updates),
         "bytes": len(entry.text.encode()),
         "stream_s": round(last_chunk - started, 3),
-        "max_stall_ms": round(max_gap * 1000, 1),
+        "max_stall_ms": round(ticker.max_gap * 1000, 1),
         "final_render_lag_ms": round((rendered - last_chunk) * 1000, 1),
         "longest_flush_ms": round(view.longest_flush * 1000, 1),
         "flushes": view.flushes,
