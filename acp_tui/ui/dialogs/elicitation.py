@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Static
 
 from acp_tui.client.elicitation import CANCELLED, DECLINED, Answer, Elicitation
+from acp_tui.ui.dialogs.asking import AskingScreen
 from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
 __all__ = ["ElicitationDialog"]
 
 
-class ElicitationDialog(ModalScreen[Answer | None]):
+class ElicitationDialog(AskingScreen[Answer | None]):
     """The frame of a form or URL question; subclasses compose the body and the answers."""
 
     DEFAULT_CSS = """
@@ -47,10 +47,6 @@ class ElicitationDialog(ModalScreen[Answer | None]):
     }
     """
 
-    GRACE = 0.5
-    """Seconds after the dialog appears during which it takes no answer (keys meant for the
-    prompt); a class attribute, so tests can shorten it and wait on ``accepting``."""
-
     AUTO_FOCUS = ""
     """Nothing that answers has the focus at first: a stray Enter answers nothing."""
 
@@ -59,8 +55,6 @@ class ElicitationDialog(ModalScreen[Answer | None]):
         self.elicitation = elicitation
         self.agent_name = agent_name
         self.waiting = waiting
-        self.accepting = False
-        """Whether the grace period is over: answers are taken from now on."""
         self.answered = False
 
     # -- pieces --------------------------------------------------------------------------------
@@ -94,20 +88,7 @@ class ElicitationDialog(ModalScreen[Answer | None]):
 
     def on_mount(self) -> None:
         self.set_waiting(self.waiting)
-        if self.GRACE > 0:
-            self.set_timer(self.GRACE, self.accept_answers)
-        else:
-            self.accept_answers()
-
-    def accept_answers(self) -> None:
-        """The grace period is over: enable the buttons and take answers."""
-        self.accepting = True
-        for button in self.query(Button):
-            button.disabled = not self.button_enabled(button)
-
-    def button_enabled(self, button: Button) -> bool:
-        """Whether ``button`` may be pressed now (after the grace period)."""
-        return True
+        self.start_grace()
 
     def set_waiting(self, waiting: int) -> None:
         """Show how many more questions wait behind this one (kept until mounted)."""

@@ -20,13 +20,13 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.events import Key
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from acp_tui.client.dialects import PermissionRequestView
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
+from acp_tui.ui.dialogs.asking import AskingScreen
 from acp_tui.ui.render import Styles, render_diff
 from acp_tui.ui.safe_text import LABEL_LIMIT, LIST_LIMIT, TEXT_LIMIT, more_text, sanitize
 from acp_tui.ui.transcript_view import TranscriptView
@@ -39,7 +39,7 @@ offered: a hundred thousand buttons would freeze the app)."""
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
 
 
-class PermissionDialog(ModalScreen[str | None]):
+class PermissionDialog(AskingScreen[str | None]):
     """Returns the chosen optionId, or None when the user dismisses it (cancelled)."""
 
     DEFAULT_CSS = """
@@ -71,17 +71,11 @@ class PermissionDialog(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "dismiss_cancelled", "Cancel")]
 
-    GRACE = 0.5
-    """Seconds after the dialog appears during which it takes no answer (keys meant for the
-    prompt); a class attribute, so tests can shorten it and wait on ``accepting``."""
-
     def __init__(self, request: RequestPermissionRequest, waiting: int = 0) -> None:
         super().__init__()
         self.request = request
         self.waiting = waiting
         """How many more requests wait behind this one."""
-        self.accepting = False
-        """Whether the grace period is over: answers are taken from now on."""
         self.answered = False
         self.keys: dict[str, str] = {}
         for number, option in enumerate(request.options[:9], start=1):
@@ -116,16 +110,7 @@ class PermissionDialog(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.set_waiting(self.waiting)
-        if self.GRACE > 0:
-            self.set_timer(self.GRACE, self.accept_answers)
-        else:
-            self.accept_answers()
-
-    def accept_answers(self) -> None:
-        """The grace period is over: enable the buttons and take answers."""
-        self.accepting = True
-        for button in self.query(Button):
-            button.disabled = False
+        self.start_grace()
 
     def set_waiting(self, waiting: int) -> None:
         """Show how many more questions (permissions, elicitations) wait behind this one."""

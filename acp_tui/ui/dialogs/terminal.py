@@ -17,10 +17,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
+from acp_tui.ui.dialogs.asking import AskingScreen
 from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, sanitize
 
 ITEMS_SHOWN = 50
@@ -29,7 +29,7 @@ ITEMS_SHOWN = 50
 BUTTONS: dict[str, TerminalAnswer] = {"once": "once", "session": "session", "deny": "deny"}
 
 
-class TerminalDialog(ModalScreen["TerminalAnswer | None"]):
+class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
     """Returns "once", "session" or "deny" (None: dismissed, which denies too)."""
 
     DEFAULT_CSS = """
@@ -56,13 +56,9 @@ class TerminalDialog(ModalScreen["TerminalAnswer | None"]):
         Binding("d,escape", "deny", "Deny"),
     ]
 
-    GRACE = 0.5
-    """Seconds after the dialog appears during which it takes no answer."""
-
     def __init__(self, ask: TerminalAsk) -> None:
         super().__init__()
         self.ask = ask
-        self.accepting = False
         self.answered = False
 
     def compose(self) -> ComposeResult:
@@ -90,15 +86,7 @@ class TerminalDialog(ModalScreen["TerminalAnswer | None"]):
         return Group(*parts)
 
     def on_mount(self) -> None:
-        if self.GRACE > 0:
-            self.set_timer(self.GRACE, self.accept_answers)
-        else:
-            self.accept_answers()
-
-    def accept_answers(self) -> None:
-        self.accepting = True
-        for button in self.query(Button):
-            button.disabled = False
+        self.start_grace()
 
     def answer(self, answer: TerminalAnswer) -> None:
         if self.accepting and not self.answered:
