@@ -12,6 +12,7 @@ needed it is retried once the agent is back. A method of an unknown type is show
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from acp_tui.client.interaction import Interaction
     from acp_tui.client.slots import SessionSlot, WorkspaceEvent
 
-__all__ = ["Login", "offered_methods"]
+__all__ = ["Login", "offered_methods", "printed_lines"]
 
 log = logging.getLogger(__name__)
 
@@ -175,15 +176,37 @@ class Login:
         except Exception as exc:
             self._tell(agent, f"Could not run the login {method.name}: {exc}")
             return False
+        printed = printed_lines(result.output)
         if result.code != 0:
             text = f"The login {method.name} did not succeed (exit code {result.code})."
-            if result.output.strip():
-                text += " It printed:\n" + result.output.strip()
+            if printed:
+                text += " It printed:\n" + printed
             self._tell(agent, text)
             return False
+        said = f"The login {method.name} finished (exit code 0)."
+        for slot in self.slots_of(agent):
+            slot.transcript.add_notice(f"{said} It printed:\n{printed}" if printed else said)
+        self.emit(Notice(said))
         return True
 
     def _tell(self, agent: AgentRuntime, text: str) -> None:
         for slot in self.slots_of(agent):
             slot.transcript.add_notice(text, "error")
         self.emit(Notice(text, "error"))
+
+
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+"""Terminal escape sequences (CSI, OSC, two-byte): how a program drew, not what it said."""
+PRINTED_LINES = 12
+"""How many of the last lines a terminal command printed are shown."""
+
+
+def printed_lines(output: str, keep: int = PRINTED_LINES) -> str:
+    """The last ``keep`` lines a command showed on the terminal, as text: its escape sequences
+    dropped, and each line as a carriage return left it (a progress line shows its last state)."""
+    lines = []
+    for line in _ESCAPES.sub("", output).replace("\r\n", "\n").split("\n"):
+        shown = line.rsplit("\r", 1)[-1].rstrip()
+        if shown:
+            lines.append(shown)
+    return "\n".join(lines[-keep:])

@@ -107,6 +107,9 @@ class AgentRuntime:
         self._restart = False
         self._ready = anyio.Event()
         self._starting: anyio.CancelScope | None = None
+        self._logging_in: anyio.CancelScope | None = None
+        """The terminal login under way: stopping the agent ends it (nobody waits for a login
+        that may never finish while acp-tui quits)."""
         """Cancelled by stop/restart while the agent starts (initialize may take long)."""
 
     # -- what the Workspace reads ------------------------------------------------------------
@@ -171,11 +174,14 @@ class AgentRuntime:
         self.restart()
 
     def stop(self) -> None:
-        """Stop the agent for good (gracefully: EOF, TERM, KILL to its group)."""
+        """Stop the agent for good (gracefully: EOF, TERM, KILL to its group), and end a
+        terminal login under way."""
         self._stopping = True
         self._wake.set()
         if self._starting is not None:
             self._starting.cancel()
+        if self._logging_in is not None:
+            self._logging_in.cancel()
 
     # -- the lifetime --------------------------------------------------------------------------
 
@@ -188,7 +194,11 @@ class AgentRuntime:
                 self._set("logging_in", f"logging in: {login.name}…")
                 # A failed login was said; the agent starts anyway, and what needs the login
                 # asks again.
-                await self.hooks.terminal_login(self, login)
+                with anyio.CancelScope() as self._logging_in:
+                    await self.hooks.terminal_login(self, login)
+                self._logging_in = None
+                if self._stopping:
+                    break
             with anyio.CancelScope() as self._starting:
                 await self._connection(connect)
             self._starting = None

@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import anyio
@@ -117,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         "and exit: answer 'yes' to store a demo credential in the data dir",
     )
     parser.add_argument(
+        "--login-seconds",
+        type=_non_negative,
+        default=0,
+        metavar="N",
+        help="with --login: first print a line a second for N seconds, as a login that waits "
+        "for a browser does",
+    )
+    parser.add_argument(
         "--protocol",
         type=int,
         choices=(1, 2),
@@ -202,9 +211,16 @@ async def serve(options: AgentOptions) -> None:
     log.info("stdin closed; exiting")
 
 
-def interactive_login(data_dir: Path) -> int:
-    """The terminal login: a real prompt on the user's terminal, then a stored credential."""
-    print("acp-tui demo agent: terminal login")
+def interactive_login(data_dir: Path, seconds: int = 0) -> int:
+    """The terminal login: a real prompt on the user's terminal, then a stored credential.
+
+    With ``seconds``, it first waits that long, printing a line a second (a login waiting for
+    a browser), so a client is suspended for a while and must not write meanwhile.
+    """
+    print("acp-tui demo agent: terminal login", flush=True)
+    for second in range(seconds):
+        print(f"waiting for the browser... {second + 1}/{seconds} s", flush=True)
+        time.sleep(1)
     try:
         answer = input("Type 'yes' to log in: ")
     except EOFError:
@@ -226,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     data_dir = (args.data_dir or get_paths().demo_agent_dir).expanduser().absolute()
     if args.login:
-        return interactive_login(data_dir)
+        return interactive_login(data_dir, args.login_seconds)
     # Anything printed by mistake must not corrupt the JSON-RPC stream.
     sys.stdout = sys.stderr
     options = AgentOptions(

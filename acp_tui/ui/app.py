@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from textual import events, on
 from textual.app import SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.worker import Worker
@@ -78,6 +79,13 @@ class AcpApp(PlainToasts):
 
     def get_default_screen(self) -> Screen[None]:
         return self.chat_screen
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform, silent while the app is suspended (see
+        `acp_tui.ui.suspend`)."""
+        from acp_tui.ui.suspend import silent_while_suspended
+
+        return silent_while_suspended(super().get_driver_class())
 
     # -- start and stop ----------------------------------------------------------------------
 

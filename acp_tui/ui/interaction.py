@@ -196,10 +196,38 @@ class DialogInteraction:
         return result if isinstance(result, TerminalRun) else TerminalRun(result)
 
     async def run_in_terminal(self, argv: list[str], env: dict[str, str], cwd: Path) -> TerminalRun:
-        """Suspend the app and run ``argv`` on the real terminal; its exit and last output."""
-        from acp_tui.client.interaction import TerminalRun
-        from acp_tui.ui.terminal_run import run_in_pty
+        """Suspend the app and run ``argv`` on the real terminal; its exit and last output.
 
-        with self.app.suspend():
-            code, output = await asyncio.to_thread(run_in_pty, argv, env, cwd)
+        Cancelled meanwhile (the app quits: SIGTERM, a hang-up), the command is ended rather
+        than waited for, and the terminal given back before the app goes.
+        """
+        import threading
+
+        import anyio
+
+        from acp_tui.client.interaction import TerminalRun
+        from acp_tui.ui.suspend import on_the_terminal
+        from acp_tui.ui.terminal_run import STOP_GRACE, Stop, run_in_pty
+
+        stop = Stop()
+        finished = threading.Event()
+
+        def run() -> tuple[int, str]:
+            try:
+                return run_in_pty(argv, env, cwd, stop)
+            finally:
+                finished.set()
+
+        try:
+            with on_the_terminal(self.app):
+                try:
+                    code, output = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+                except BaseException:
+                    stop.set()
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(finished.wait, STOP_GRACE + 2)
+                    raise
+        finally:
+            if finished.is_set():
+                stop.close()
         return TerminalRun(code, output)

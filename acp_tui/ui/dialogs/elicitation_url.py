@@ -40,8 +40,10 @@ async def open_in_browser(app: App[int], url: str) -> str | None:
         return "no web browser was found"
     try:
         if type(browser) is webbrowser.GenericBrowser:  # a console browser: it needs the terminal
-            with app.suspend():
-                opened = browser.open(url)
+            from acp_tui.ui.suspend import on_the_terminal
+
+            with on_the_terminal(app):
+                opened = await asyncio.to_thread(browser.open, url)
         else:
             opened = await asyncio.to_thread(browser.open, url)
     except Exception as exc:  # a browser that fails must not take the app with it
