@@ -107,10 +107,10 @@ class AgentRuntime:
         self._restart = False
         self._ready = anyio.Event()
         self._starting: anyio.CancelScope | None = None
+        """Cancelled by stop/restart while the agent starts (initialize may take long)."""
         self._logging_in: anyio.CancelScope | None = None
         """The terminal login under way: stopping the agent ends it (nobody waits for a login
         that may never finish while acp-tui quits)."""
-        """Cancelled by stop/restart while the agent starts (initialize may take long)."""
 
     # -- what the Workspace reads ------------------------------------------------------------
 
