@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 import anyio
 
+from acp_tui.client.browser_url import check_link
 from acp_tui.client.forms import Form, Value
 from acp_tui.client.safe_text import sanitize
 from acp_tui.protocol.client_methods import CreateElicitationRequest, CreateElicitationResponse
@@ -33,6 +33,8 @@ __all__ = [
     "UrlQuestions",
     "cancel_elicitation",
     "check_request",
+    "url_copyable",
+    "url_host",
     "url_problem",
 ]
 
@@ -160,35 +162,17 @@ def check_request(params: Any) -> tuple[CreateElicitationRequest, Form | None]:
 
 
 def url_problem(url: str) -> str | None:
-    """Why acp-tui will not open ``url`` in a browser (None: it may, on the user's key press).
-
-    Only ``http`` and ``https`` URLs with a host are opened, and none that holds a character
-    the screen would not show as it is (controls, spaces, bidi controls)."""
-    if sanitize(url) != url or any(c.isspace() for c in url):
-        return "it holds spaces or control characters"
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        return "it is not a valid URL"
-    if parts.scheme.lower() not in ("http", "https"):
-        return "it is not an http or https URL"
-    if not host:
-        return "it names no host"
-    return None
+    """Why acp-tui will not open ``url`` in a browser (None: it may, on the user's key press):
+    see `check_link`."""
+    return check_link(url).problem
 
 
 def url_host(url: str) -> str | None:
-    """The host ``url`` leads to, as the browser would go there (IDNA for non-ASCII names)."""
-    try:
-        host = urlsplit(url).hostname
-    except ValueError:
-        return None
-    if not host:
-        return None
-    if host.isascii():
-        return host
-    try:
-        return f"{host} ({host.encode('idna').decode('ascii')})"
-    except UnicodeError:
-        return host
+    """The host ``url`` leads to, as the browser reads it (an international name also in the
+    ASCII form the browser uses); None when it leads nowhere a browser would go."""
+    return check_link(url).host
+
+
+def url_copyable(url: str) -> bool:
+    """Whether ``url`` may be copied: it reads as where it leads (`check_link`)."""
+    return not check_link(url).disguised

@@ -18,7 +18,7 @@ from anyio.abc import TaskGroup, TaskStatus
 from acp_tui.client.elicitation import CANCELLED, Answer, Elicitation, ElicitationHandler
 from acp_tui.client.fs import FileSystem
 from acp_tui.client.roots import RootSet
-from acp_tui.client.terminal_gate import CommandLine, TerminalAsk, TerminalPolicy, refused
+from acp_tui.client.terminal_gate import Approval, TerminalAsk, TerminalPolicy, refused
 from acp_tui.client.terminals import TerminalManager, TerminalOutput
 from acp_tui.client.transcript import Transcript
 from acp_tui.protocol.client_methods import (
@@ -69,8 +69,9 @@ class LiveSession:
     task_group: TaskGroup | None = None
     """Where long-lived helpers (the terminal manager) run: the client's own task group."""
     closed: bool = False
-    allowed_commands: set[CommandLine] = field(default_factory=set)
-    """The command lines the user allowed for this session (``TerminalAsk.key``)."""
+    allowed_commands: set[Approval] = field(default_factory=set)
+    """The commands the user allowed for this session (``TerminalAsk.key``): each with its
+    arguments, working directory and env."""
     _terminals: TerminalManager | None = field(default=None, init=False)
     _terminals_stop: anyio.Event = field(default_factory=anyio.Event, init=False)
     _terminals_gone: anyio.Event = field(default_factory=anyio.Event, init=False)

@@ -1,10 +1,13 @@
 """Provides TerminalPolicy: whether an agent's ``terminal/create`` runs, and with which env.
 
 The ``terminal`` setting decides: ``"allow"`` runs every command, ``"deny"`` none, and ``"ask"``
-(the default) asks the user for each command line not allowed yet in that session, showing the
+(the default) asks the user for each command not allowed yet in that session, showing the
 command, its arguments, its working directory and the environment the agent sets for it. The
 answer is "allow once", "allow this command for the session" or "deny"; a denied command is
-answered with a JSON-RPC error and never starts. ``terminal_env_allow`` names the unsafe
+answered with a JSON-RPC error and never starts. "For the session" covers exactly what was
+shown (`Approval`): the same command line in another directory or with another env is asked
+again, since either can make an allowed program run another (``HOME`` with a ``.gitconfig``
+of the agent's, a directory holding its ``Makefile``). ``terminal_env_allow`` names the unsafe
 environment variables (``LD_PRELOAD``...) let through all the same (``EnvPolicy``).
 """
 
@@ -19,8 +22,8 @@ from acp_tui.client.terminal_spawn import EnvPolicy
 from acp_tui.protocol.errors import ErrorCode, RpcError
 
 __all__ = [
+    "Approval",
     "AskingSession",
-    "CommandLine",
     "TerminalAnswer",
     "TerminalAsk",
     "TerminalMode",
@@ -32,11 +35,19 @@ TerminalMode = Literal["ask", "allow", "deny"]
 """The ``terminal`` setting."""
 
 TerminalAnswer = Literal["once", "session", "deny"]
-"""The user's answer: allow this once, allow this command line for the session, or deny."""
+"""The user's answer: allow this once, allow it for the session (`Approval`), or deny."""
 
 
-CommandLine = tuple[str, tuple[str, ...]]
-"""A command and its arguments."""
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """What "allow this command for the session" remembers: all a later command must match to
+    run without asking. The agent's whole env counts, names and values (in any order), the
+    variables the filter drops too: allowing one later must not let it through unasked."""
+
+    command: str
+    args: tuple[str, ...]
+    cwd: str
+    env: frozenset[tuple[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +60,8 @@ class TerminalAsk:
     cwd: str
     env: tuple[tuple[str, str], ...]
     """The agent's variables the command gets (after the filter)."""
-    dropped_env: tuple[str, ...] = ()
-    """The agent's variables the filter drops."""
+    dropped_env: tuple[tuple[str, str], ...] = ()
+    """The agent's variables the filter drops (the dialog names them)."""
 
     @classmethod
     def build(
@@ -62,20 +73,22 @@ class TerminalAsk:
         policy: EnvPolicy,
     ) -> TerminalAsk:
         kept, dropped = policy.filter(env)
-        return cls(command, tuple(args), cwd, tuple(kept.items()), dropped)
+        dropped_env = tuple((name, env[name]) for name in dropped)
+        return cls(command, tuple(args), cwd, tuple(kept.items()), dropped_env)
 
     @property
-    def key(self) -> CommandLine:
-        """What "allow this command for the session" remembers: the exact command line."""
-        return self.command, self.args
+    def key(self) -> Approval:
+        """What "allow this command for the session" remembers (`Approval`)."""
+        env = frozenset((*self.env, *self.dropped_env))
+        return Approval(self.command, self.args, self.cwd, env)
 
 
 class AskingSession(Protocol):
     """The session a command is for (a ``LiveSession``)."""
 
     session_id: str
-    allowed_commands: set[CommandLine]
-    """The command lines the user allowed for the rest of the session."""
+    allowed_commands: set[Approval]
+    """The commands the user allowed for the rest of the session (`TerminalAsk.key`)."""
 
 
 Approver = Callable[[AskingSession, TerminalAsk], Awaitable[bool]]

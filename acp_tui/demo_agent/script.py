@@ -43,8 +43,10 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
   ask-bad           elicitations a client must refuse (unknown session, unknown mode...)
   read [PATH]       fs/read_text_file of PATH or <cwd>/README.md
   write             fs/write_text_file of <cwd>/demo-output.txt
-  terminal, run     terminal/create + wait_for_exit + output + release (v2: runs it
-                    itself, shown with terminal_update + terminal_output_chunk)
+  terminal, run [NAME=VALUE]...
+                    terminal/create + wait_for_exit + output + release (v2: runs it
+                    itself, shown with terminal_update + terminal_output_chunk); each
+                    NAME=VALUE is set in the command's env
   slow              a slow reply, 50 ms between all chunks (for cancel tests)
   malformed         write a non-JSON line to stdout, then carry on
   huge              one 20 MB agent_message_chunk
@@ -81,6 +83,9 @@ _ASK_URL = re.compile(
 )
 _ASK_FLOOD = re.compile(r"\bask-flood\s+(\d+)(?:\s+cancel\s+(\d+))?", re.IGNORECASE)
 _ASK_BAD = re.compile(r"\bask-bad\b", re.IGNORECASE)
+_TERMINAL_ENV = re.compile(
+    r"\b(?:terminal|run)((?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=\S*)+)", re.IGNORECASE
+)
 
 COMMANDS: list[dict[str, Any]] = [
     {"name": "help", "description": "List the demo agent's keywords"},
@@ -134,6 +139,7 @@ class Keywords:
     url: str | None = None
     ask_flood_count: int = 0
     ask_flood_cancel: int | None = None
+    terminal_env: tuple[tuple[str, str], ...] = ()
 
     def has(self, *names: str) -> bool:
         return any(name in self.words for name in names)
@@ -157,6 +163,9 @@ def parse(text: str) -> Keywords:
     text = _cut(text, ask_flood)
     ask_bad = _ASK_BAD.search(text)
     text = _cut(text, ask_bad)
+    terminal_env = _TERMINAL_ENV.search(text)
+    if terminal_env is not None:  # the variables' words are no keywords; `terminal` stays
+        text = text[: terminal_env.start(1)] + text[terminal_env.end(1) :]
     words = frozenset(re.findall(r"[a-z]+", text.lower())) & KEYWORDS
     for name, match in ((FLOOD, flood), (ASK_URL, ask_url), (ASK_FLOOD, ask_flood)):
         if match is not None:
@@ -181,7 +190,13 @@ def parse(text: str) -> Keywords:
         url=ask_url.group(2) if ask_url is not None and ask_url.group(2) else None,
         ask_flood_count=min(int(ask_flood.group(1)), asking.MAX_ASK_FLOOD) if ask_flood else 0,
         ask_flood_cancel=int(ask_flood.group(2)) if ask_flood and ask_flood.group(2) else None,
+        terminal_env=_variables(terminal_env.group(1)) if terminal_env else (),
     )
+
+
+def _variables(text: str) -> tuple[tuple[str, str], ...]:
+    """The ``NAME=VALUE`` words of ``text``, in order."""
+    return tuple((name, value) for name, _, value in (w.partition("=") for w in text.split()))
 
 
 def derive_title(text: str) -> str:
@@ -344,7 +359,7 @@ async def _tool_steps(ctx: TurnContext, kw: Keywords) -> list[str | None]:
         ((ASK_BAD,), asking.ask_bad),
         (("read",), lambda c: tools.read(c, kw.read_path)),
         (("write",), tools.write),
-        (("terminal", "run"), tools.terminal),
+        (("terminal", "run"), lambda c: tools.terminal(c, kw.terminal_env)),
     ]
     for names, step in steps:
         if kw.has(*names):

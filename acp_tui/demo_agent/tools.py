@@ -202,11 +202,15 @@ async def write(ctx: TurnContext) -> str | None:
     return None
 
 
-async def terminal(ctx: TurnContext) -> str | None:
-    command = {"command": TERMINAL_COMMAND, "args": TERMINAL_ARGS}
+async def terminal(ctx: TurnContext, env: tuple[tuple[str, str], ...] = ()) -> str | None:
+    """Run the demo command in a client terminal, with ``env`` (the prompt's ``NAME=VALUE``
+    words) set: how a client's approval of a command is tested against a changed env."""
+    command: dict[str, Any] = {"command": TERMINAL_COMMAND, "args": TERMINAL_ARGS}
+    if env:
+        command["env"] = [{"name": name, "value": value} for name, value in env]
     call_id = await ctx.tool_call(f"Run {TERMINAL_COMMAND}", "execute", raw_input=command)
     if ctx.client.agent_terminals:
-        await agent_owned_terminal(ctx, call_id)
+        await agent_owned_terminal(ctx, call_id, dict(env))
         return None
     if not ctx.client.terminal:
         await ctx.tool_update(call_id, status="failed")
@@ -257,7 +261,7 @@ async def terminal(ctx: TurnContext) -> str | None:
     return None
 
 
-async def agent_owned_terminal(ctx: TurnContext, call_id: str) -> None:
+async def agent_owned_terminal(ctx: TurnContext, call_id: str, env: dict[str, str]) -> None:
     """ACP v2: run the command here and show it as an agent-owned terminal, line by line."""
     terminal_id = f"term_{call_id}"
     argv = [TERMINAL_COMMAND, *TERMINAL_ARGS]
@@ -274,7 +278,7 @@ async def agent_owned_terminal(ctx: TurnContext, call_id: str) -> None:
         }
     )
     try:
-        result = await anyio.run_process(argv, cwd=ctx.cwd, check=False)
+        result = await anyio.run_process(argv, cwd=ctx.cwd, env={**os.environ, **env}, check=False)
     except OSError as exc:
         await ctx.tool_update(call_id, status="failed")
         await ctx.say(f"Running `{TERMINAL_COMMAND}` failed: {exc}")

@@ -33,6 +33,8 @@ PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 
 D = Callable[[], Any]
 
+BACKSLASH_LINK = "https://evil.example\\@accounts.google.com/login"
+
 
 @pytest.fixture(autouse=True)
 def no_grace(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -243,6 +245,32 @@ async def test_a_url_that_is_not_http_is_shown_never_opened_and_may_be_copied(
         await pilot.press("d")
         await turn_over(pilot, app)
         assert opened == []
+        assert answers(sent) == [{"action": "decline"}]
+
+
+async def test_a_backslash_link_shows_the_host_the_browser_would_open_and_is_not_opened(
+    make_app: Callable[..., AcpApp], opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Browsers read ``\\`` as ``/`` in an http(s) URL: this link leads to evil.example."""
+    app = make_app()
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=(80, 24)) as pilot:
+        sent = await start(pilot, app, f"ask-url never {BACKSLASH_LINK}")
+        dialog = await url_dialog(pilot)
+        text = dialog_text(dialog)
+        assert "Host: evil.example" in text
+        assert "Host: accounts.google.com" not in text
+        assert "backslash" in text
+        assert dialog.query_one(".elicit-host").has_class("-disguised")  # in the error colour
+        assert dialog.query_one("#elicit-open", Button).disabled
+        assert dialog.query_one("#elicit-copy", Button).disabled
+        await pilot.press("o", "c")
+        await pilot.pause()
+        assert opened == []
+        assert copied == []
+        await pilot.press("d")
+        await turn_over(pilot, app)
         assert answers(sent) == [{"action": "decline"}]
 
 

@@ -8,6 +8,7 @@ import pytest
 from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import Button, Static
 
 from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
@@ -15,6 +16,7 @@ from acp_tui.client.transcript import MessageEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.terminal import ITEMS_SHOWN, TerminalDialog
 from tests.app.helpers import wait_for, wait_for_screen
+from tests.app.test_fit import assert_all_on_screen
 
 HOSTILE = "[@click=app.quit]x[/] \x1b]52;c;Zm9v\x07 \u202eevil"
 
@@ -49,6 +51,32 @@ async def test_the_dialog_shows_the_command_and_allow_for_the_session_stops_aski
         await wait_for(pilot, lambda: "printed:" in agent_text(app))
         await wait_for(pilot, lambda: app.session is not None and not app.session.prompt_pending)
         await pilot.press(*"terminal", "enter")
+        await wait_for(pilot, lambda: agent_text(app).count("printed:") == 2)
+        assert not isinstance(app.screen, TerminalDialog)
+
+
+async def test_allowed_for_the_session_is_asked_again_when_the_agent_changes_the_env(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hostile agent's move: `printf` allowed for the session, then the same command line
+    with ``HOME`` pointing elsewhere (a ``.gitconfig`` of its own, for git) is asked again."""
+    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"terminal", "enter")
+        await wait_for_screen(pilot, TerminalDialog)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "printed:" in agent_text(app))
+        await wait_for(pilot, lambda: app.session is not None and not app.session.prompt_pending)
+        await pilot.press(*"terminal HOME=/tmp/evil-home", "enter")
+        dialog = await wait_for_screen(pilot, TerminalDialog)
+        assert "environment variable: HOME=/tmp/evil-home" in details_of(dialog)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: "Refused to run 'printf'" in agent_text(app))
+        assert agent_text(app).count("printed:") == 1
+        await wait_for(pilot, lambda: app.session is not None and not app.session.prompt_pending)
+        await pilot.press(*"terminal", "enter")  # the command line allowed: not asked
         await wait_for(pilot, lambda: agent_text(app).count("printed:") == 2)
         assert not isinstance(app.screen, TerminalDialog)
 
@@ -89,7 +117,7 @@ async def test_agent_strings_are_literal_and_long_lists_are_capped(
         tuple(f"arg{n}" for n in range(10_000)),
         HOSTILE,
         (("NAME", HOSTILE),),
-        ("LD_PRELOAD",),
+        (("LD_PRELOAD", "/tmp/evil.so"),),
     )
     app = Host(ask)
     async with app.run_test(size=(120, 50)) as pilot:
@@ -108,3 +136,28 @@ async def test_agent_strings_are_literal_and_long_lists_are_capped(
         assert app.answers == []
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.answers == ["deny"])
+
+
+async def test_a_long_env_scrolls_and_the_buttons_stay_on_an_80x24_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    env = tuple((f"VAR_{n}", "x" * 300) for n in range(200))
+    ask = TerminalAsk("git", ("status",), "/work/project", (("HOME", "/tmp/evil"), *env))
+    app = Host(ask)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await wait_for_screen(pilot, TerminalDialog)
+        await wait_for(pilot, lambda: dialog.accepting)
+        assert "environment variable: HOME=/tmp/evil" in details_of(dialog)
+        assert f"… {len(env) + 1 - ITEMS_SHOWN} more environment variables" in details_of(dialog)
+        buttons = list(dialog.query(Button))
+        assert_all_on_screen(dialog, buttons)
+        assert [str(b.label) for b in buttons] == [  # the keys shown, not read as markup
+            "[a] Allow once",
+            "[s] Allow for the session (this directory and env only)",
+            "[d] Deny",
+        ]
+        box = dialog.query_one("#terminal-box", VerticalScroll)
+        assert box.max_scroll_y > 0  # the rest of the details is a scroll away
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.answers == ["session"])

@@ -1,4 +1,5 @@
-"""SVG snapshots of the roots dialog, against the demo agent as a real subprocess.
+"""SVG snapshots of the roots dialog, against the demo agent as a real subprocess, and of the
+terminal dialog on its own.
 
 The fixed places and the app come from test_browser_snapshots (the same rules: fixed paths and
 ACP_TUI_HOME, no blinking cursor, predicates, one final settle). The export dialog is in
@@ -14,10 +15,13 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from acp_tui.client.terminal_gate import TerminalAsk
 from acp_tui.config.paths import get_paths
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.dialogs.roots import RootsDialog
+from acp_tui.ui.dialogs.terminal import TerminalDialog
 from acp_tui.ui.widgets.root_tree import PathInput, RootTree
+from tests.app.test_terminal_dialog import Host as TerminalHost
 from tests.snapshots.test_browser_snapshots import Place, build_app, fixed_place
 from tests.snapshots.test_chat_snapshots import Compare, ready, settle, until
 
@@ -79,3 +83,28 @@ def test_roots_dialog_when_the_agent_cannot_take_extra_roots(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_terminal_dialog_with_a_long_env_on_80x24(
+    snap_compare: Compare, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the details scroll: every answer stays on an 80x24 screen."""
+    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    env = tuple((f"VAR_{n}", f"value {n} " * 12) for n in range(40))
+    ask = TerminalAsk(
+        "git",
+        ("status",),
+        "/work/project",
+        (("HOME", "/tmp/evil-home"), *env),
+        (("BASH_ENV", "x"),),
+    )
+    app = TerminalHost(ask)
+
+    async def run(pilot: Pilot[None]) -> None:
+        await until(pilot, lambda: isinstance(app.screen, TerminalDialog))
+        dialog = app.screen
+        assert isinstance(dialog, TerminalDialog)
+        await until(pilot, lambda: dialog.accepting)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)

@@ -128,6 +128,20 @@ def test_url_that_cannot_be_opened(snap_compare: Compare, place: Place, tmp_path
     assert snap_compare(app, terminal_size=SMALL, run_before=run)
 
 
+def test_url_that_leads_elsewhere_than_it_reads(
+    snap_compare: Compare, place: Place, tmp_path: Path
+) -> None:
+    """A backslash: the Host line names evil.example in the error colour, nothing opens."""
+
+    async def run(pilot: Pilot[int]) -> None:
+        link = "https://evil.example\\@accounts.google.com/login"
+        await asked(pilot, f"ask-url never {link}", ElicitationUrlDialog)
+        await settle(pilot)
+
+    app = build_app(place, tmp_path / "demo")
+    assert snap_compare(app, terminal_size=SMALL, run_before=run)
+
+
 def test_question_before_any_session(snap_compare: Compare, place: Place, tmp_path: Path) -> None:
     async def run(pilot: Pilot[int]) -> None:
         app = app_of(pilot)

@@ -802,6 +802,15 @@ def test_permission_flood_is_one_keyword() -> None:
     assert parse("permission").words == {"permission"}
 
 
+def test_terminal_takes_the_variables_of_the_commands_env() -> None:
+    from acp_tui.demo_agent.script import parse
+
+    kw = parse("terminal HOME=/tmp/plan LANG= and think")
+    assert kw.words == {"terminal", "think"}  # "plan" in a value is no keyword
+    assert kw.terminal_env == (("HOME", "/tmp/plan"), ("LANG", ""))
+    assert parse("run").terminal_env == ()
+
+
 async def test_hostile_mode_replaces_every_display_string(data_dir: Path) -> None:
     from acp_tui.demo_agent.hostile import HOSTILE_TEXTS
 

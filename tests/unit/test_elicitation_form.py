@@ -309,10 +309,11 @@ def test_a_request_scoped_question_may_have_a_null_request_id() -> None:
         ("http://127.0.0.1:8080/", None),
         ("file:///etc/passwd", "not an http or https URL"),
         ("javascript:alert(1)", "not an http or https URL"),
-        ("https:///nohost", "names no host"),
+        ("https:///nohost", "does not begin with 'https://'"),  # browsers go to nohost
+        ("https://", "names no host"),
         ("https://example.com/\x1b]0;x\x07", "control characters"),
         ("https://exa mple.com", "spaces"),
-        ("https://example.com/\u202egpj.exe", "control characters"),
+        ("https://example.com/\u202egpj.exe", "bidi controls"),
         ("http://[::1", "not a valid URL"),
     ],
 )

@@ -16,7 +16,7 @@ import pytest
 from acp_tui.client.interaction import Headless
 from acp_tui.client.runtime import AgentRuntime
 from acp_tui.client.slots import SessionSlot
-from acp_tui.client.terminal_gate import TerminalAsk
+from acp_tui.client.terminal_gate import Approval, TerminalAsk
 from acp_tui.client.terminal_spawn import EnvPolicy
 from acp_tui.client.workspace import Workspace
 from acp_tui.config.paths import Paths
@@ -77,7 +77,10 @@ async def test_allow_once_asks_again_and_allow_for_the_session_does_not(
         slot = await run_terminal_turns(ws, watch, tmp_path, project, 2)
         assert REFUSED not in agent_text(slot.transcript)
         assert slot.session is not None
-        assert slot.session.allowed_commands == {("printf", ("%s\\n", RAN, "a second line"))}
+        [approval] = slot.session.allowed_commands
+        assert approval == Approval(
+            "printf", ("%s\\n", RAN, "a second line"), str(project), frozenset()
+        )
     assert session.asked == ["terminal"]
 
 
@@ -115,7 +118,7 @@ def test_unsafe_env_is_dropped_unless_the_setting_allows_it(
     env = {"LD_PRELOAD": "/tmp/evil.so", "PYTHONPATH": "/tmp", "LANG": "C"}
     default = TerminalAsk.build("make", [], "/p", env, EnvPolicy())
     assert default.env == (("LANG", "C"),)
-    assert default.dropped_env == ("LD_PRELOAD", "PYTHONPATH")
+    assert default.dropped_env == (("LD_PRELOAD", "/tmp/evil.so"), ("PYTHONPATH", "/tmp"))
     spec = demo_spec(tmp_path, tmp_path)
     agent = SimpleNamespace(
         launch=replace(spec, settings=Settings(terminal_env_allow=["LD_PRELOAD"]))
@@ -123,4 +126,44 @@ def test_unsafe_env_is_dropped_unless_the_setting_allows_it(
     policy = Workspace(paths=acp_home).terminal_policy(cast(AgentRuntime, agent))
     allowed = TerminalAsk.build("make", [], "/p", env, policy.env)
     assert allowed.env == (("LD_PRELOAD", "/tmp/evil.so"), ("LANG", "C"))
-    assert allowed.dropped_env == ("PYTHONPATH",)
+    assert allowed.dropped_env == (("PYTHONPATH", "/tmp"),)
+
+
+async def test_an_approval_for_the_session_covers_exactly_the_command_cwd_and_env_approved(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    """A hostile agent gets `git status` allowed for the session, then runs it again with
+    ``HOME`` pointing at a ``.gitconfig`` it wrote (which makes git run any program), in
+    another directory, or with a variable added, removed or changed: each is asked again."""
+    project = make_project(tmp_path)
+    other = make_project(tmp_path, "other")
+    asked = Scripted(terminal="session")
+    async with workspace(acp_home, project, asked) as (ws, watch):
+        agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
+        slot = ws.open_new(agent)
+        await watch.until(lambda: slot.state == "ready")
+        live = slot.session
+        assert live is not None
+        approve = ws.terminal_policy(agent).approve
+        assert approve is not None
+
+        async def runs(cwd: Path, env: dict[str, str]) -> bool:
+            ask = TerminalAsk.build("git", ["status"], str(cwd), env, EnvPolicy())
+            return await approve(live, ask)
+
+        base = {"LANG": "C", "TERM": "dumb"}
+        steps = [
+            (project, base, True),  # asked: allowed for the session
+            (project, {"TERM": "dumb", "LANG": "C"}, False),  # the same env in another order
+            (project, {**base, "HOME": str(project / ".evil")}, True),  # a variable added
+            (project, {**base, "HOME": str(project / ".evil2")}, True),  # its value changed
+            (project, {"LANG": "C"}, True),  # a variable removed
+            (project, {**base, "LANG": "fr_FR"}, True),  # a value changed
+            (project, {**base, "LD_PRELOAD": "/tmp/x.so"}, True),  # even one that is dropped
+            (other, base, True),  # another working directory
+            (project, base, False),  # the first one again: still allowed
+        ]
+        for cwd, env, expect_asked in steps:
+            before = len(asked.asked)
+            assert await runs(cwd, env)
+            assert (len(asked.asked) > before) is expect_asked, (cwd, env)

@@ -1,10 +1,12 @@
 """Provides ElicitationUrlDialog: the agent asks the user to do something at a URL.
 
 The URL is agent text: it is shown sanitised, as plain text, with the host it leads to on a line
-of its own (a non-ASCII host also in the form the browser uses), so that the user sees where it
-goes before going. Nothing is opened without the user's key press: ``o`` opens it in the browser
-(only an http or https URL with a host, and none with hidden characters; any other is shown with
-the reason it cannot be opened), ``c`` copies it. The dialog then waits for the agent's
+of its own, read as browsers read it (`check_link`: ``https://evil.example\\@bank.example/``
+leads to evil.example; a non-ASCII host also in the form the browser uses), so that the user
+sees where it goes before going. Nothing is opened without the user's key press: ``o`` opens it
+in the browser (only an http or https URL that reads as where it leads; any other is shown with
+the reason it cannot be opened, a disguised one in the warning colour), ``c`` copies it (not a
+disguised one). The dialog then waits for the agent's
 `elicitation/complete`, which closes it (answered accept); Done answers accept without waiting
 (the agent may want the answer first), ``d`` declines, Esc cancels.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import webbrowser
+from functools import cached_property
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -21,7 +24,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from acp_tui.client.elicitation import ACCEPTED, url_host, url_problem
+from acp_tui.client.browser_url import LinkCheck, check_link
+from acp_tui.client.elicitation import ACCEPTED
 from acp_tui.ui.dialogs.elicitation import ElicitationDialog
 from acp_tui.ui.safe_text import TEXT_LIMIT, sanitize
 
@@ -57,6 +61,7 @@ class ElicitationUrlDialog(ElicitationDialog):
     DEFAULT_CSS = """
     ElicitationUrlDialog {
         .elicit-host { text-style: bold; }
+        .elicit-host.-disguised { color: $text-error; }
         .elicit-url { color: $text-accent; margin-bottom: 1; }
         .elicit-problem { color: $text-warning; }
         .elicit-status { color: $text-success; }
@@ -78,25 +83,35 @@ class ElicitationUrlDialog(ElicitationDialog):
     def url(self) -> str:
         return self.elicitation.request.url or ""
 
+    @cached_property
+    def link(self) -> LinkCheck:
+        """Where the URL leads, and whether it may be opened or copied (read once: a hostile
+        URL may be long)."""
+        return check_link(self.url)
+
     @property
     def problem(self) -> str | None:
         """Why the URL is not opened, or None."""
-        return url_problem(self.url)
+        return self.link.problem
 
     def compose(self) -> ComposeResult:
-        host = url_host(self.url)
-        problem = self.problem
+        link = self.link
+        host, problem = link.host, link.problem
         with Vertical():
             yield self.title_text("asks you to open a link")
             yield self.scope_text()
             yield self.message_text()
             yield Static(
                 Content(f"Host: {sanitize(host, TEXT_LIMIT)}" if host else "Host: (none)"),
-                classes="elicit-host",
+                classes="elicit-host" + (" -disguised" if link.disguised else ""),
             )
             yield Static(Content(sanitize(self.url, TEXT_LIMIT)), classes="elicit-url")
             yield Static(
-                Content(f"This link cannot be opened from here: {problem}." if problem else ""),
+                Content(
+                    f"This link cannot be opened from here: {sanitize(problem, TEXT_LIMIT)}."
+                    if problem
+                    else ""
+                ),
                 classes="elicit-problem" + ("" if problem else " -none"),
             )
             yield Static(classes="elicit-status -none")
@@ -124,6 +139,8 @@ class ElicitationUrlDialog(ElicitationDialog):
     def button_enabled(self, button: Button) -> bool:
         if button.id == "elicit-open":
             return self.problem is None
+        if button.id == "elicit-copy":
+            return not self.link.disguised
         if button.id == "elicit-done":
             return self.visited
         return True
@@ -153,8 +170,8 @@ class ElicitationUrlDialog(ElicitationDialog):
     def action_copy_url(self) -> None:
         if not self.accepting or self.answered:
             return
-        if sanitize(self.url) != self.url:
-            self.notify("This link holds control characters: not copied.", severity="warning")
+        if self.link.disguised:
+            self.notify("This link leads elsewhere than it reads: not copied.", severity="warning")
             return
         self.app.copy_to_clipboard(self.url)
         self._visit("Copied. Done when you have finished with it.")

@@ -2,7 +2,9 @@
 
 It shows the command, each argument, the working directory and the environment variables the
 agent sets (and those dropped as unsafe), all as literal text (never markup), sanitised and
-capped so that a huge argument list cannot push the buttons off the screen. Like the permission
+capped; only these details scroll, so a huge argument list or env cannot push the buttons off
+the screen. "Allow for the session" covers this command line in this directory with this env
+only (`Approval`). Like the permission
 dialog it may appear while the user types, so for ``GRACE`` seconds it takes no answer and no
 button has the focus.
 """
@@ -17,6 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Button, Static
 
 from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
@@ -35,7 +38,7 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
     DEFAULT_CSS = """
     TerminalDialog {
         align: center middle;
-        & > Vertical {
+        & > VerticalScroll {
             width: 90%;
             max-width: 110;
             height: auto;
@@ -44,9 +47,15 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
             background: $panel;
             padding: 1 2;
         }
-        #terminal-title { text-style: bold; margin-bottom: 1; }
-        #terminal-details { height: auto; max-height: 20; margin-bottom: 1; }
-        Button { width: 100%; }
+        #terminal-title { dock: top; text-style: bold; margin-bottom: 1; height: auto; }
+        #terminal-details { height: auto; }
+        #terminal-answers { dock: bottom; height: auto; padding-top: 1; }
+        #terminal-answers Button {
+            width: 100%;
+            text-align: left;
+            content-align: left middle;
+            padding: 0 1;
+        }
     }
     """
 
@@ -63,13 +72,23 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
 
     def compose(self) -> ComposeResult:
         command = sanitize(self.ask.command, LABEL_LIMIT)
-        with Vertical():
+        # The title and the answers are docked: only the details scroll, so every answer is on
+        # screen however long the env and however small the terminal.
+        with VerticalScroll(id="terminal-box"):
             yield Static(Text(f"Run {command}?"), id="terminal-title")
-            with VerticalScroll(id="terminal-details"):
-                yield Static(self.details())
-            yield Button("[a] Allow once", name="once", disabled=True)
-            yield Button("[s] Allow this command for the session", name="session", disabled=True)
-            yield Button("[d] Deny", name="deny", variant="error", disabled=True)
+            yield Static(self.details(), id="terminal-details")
+            with Vertical(id="terminal-answers"):
+                # Content, not markup: "[a]" would be read as a style and vanish.
+                yield Button(Content("[a] Allow once"), name="once", disabled=True, compact=True)
+                yield Button(
+                    Content("[s] Allow for the session (this directory and env only)"),
+                    name="session",
+                    disabled=True,
+                    compact=True,
+                )
+                yield Button(
+                    Content("[d] Deny"), name="deny", variant="error", disabled=True, compact=True
+                )
 
     def details(self) -> RenderableType:
         """Everything the command runs with, each agent string plain and capped."""
@@ -79,7 +98,8 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
         parts.append(Text(f"in: {sanitize(ask.cwd, TEXT_LIMIT)}"))
         parts += _listed("environment variable", [f"{k}={v}" for k, v in ask.env])
         if ask.dropped_env:
-            names = ", ".join(sanitize(n, LABEL_LIMIT) for n in ask.dropped_env[:ITEMS_SHOWN])
+            shown = ask.dropped_env[:ITEMS_SHOWN]
+            names = ", ".join(sanitize(name, LABEL_LIMIT) for name, _ in shown)
             more = len(ask.dropped_env) - ITEMS_SHOWN
             suffix = f" … {more} more" if more > 0 else ""
             parts.append(Text(f"not passed on (unsafe): {names}{suffix}", style="dim"))
