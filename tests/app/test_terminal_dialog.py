@@ -35,7 +35,7 @@ def agent_text(app: AcpApp) -> str:
 async def test_the_dialog_shows_the_command_and_allow_for_the_session_stops_asking(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
@@ -56,7 +56,7 @@ async def test_the_dialog_shows_the_command_and_allow_for_the_session_stops_aski
 async def test_deny_answers_the_agent_with_an_error(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
@@ -83,7 +83,7 @@ class Host(App[None]):
 async def test_agent_strings_are_literal_and_long_lists_are_capped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 3.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 3.0)
     ask = TerminalAsk(
         HOSTILE,
         tuple(f"arg{n}" for n in range(10_000)),
@@ -94,7 +94,7 @@ async def test_agent_strings_are_literal_and_long_lists_are_capped(
     app = Host(ask)
     async with app.run_test(size=(120, 50)) as pilot:
         dialog = await wait_for_screen(pilot, TerminalDialog)
-        assert all(b.disabled for b in dialog.query(Button))  # the grace period
+        assert all(b.disabled for b in dialog.query(Button))  # the quiet time
         await pilot.press("a")  # typed meanwhile: no answer
         details = details_of(dialog)
         assert "[@click=app.quit]x[/] ␛]52;c;Zm9v␇ ⟨U+202E⟩evil" in details

@@ -109,7 +109,7 @@ def test_thought_and_plan(snap_compare: Compare, make_snapshot_app: Callable[...
 def test_terminal_output(
     snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
 
     async def run(pilot: Pilot[int]) -> None:
         await ready(pilot)

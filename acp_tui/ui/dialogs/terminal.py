@@ -3,8 +3,8 @@
 It shows the command, each argument, the working directory and the environment variables the
 agent sets (and those dropped as unsafe), all as literal text (never markup), sanitised and
 capped so that a huge argument list cannot push the buttons off the screen. Like the permission
-dialog it may appear while the user types, so for ``GRACE`` seconds it takes no answer and no
-button has the focus.
+dialog it may appear while the user types, so it takes no answer until the keyboard has been
+quiet for a moment (`AskingScreen`), and no button has the focus.
 """
 
 from __future__ import annotations
@@ -56,10 +56,11 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
         Binding("d,escape", "deny", "Deny"),
     ]
 
+    FIRST_FOCUS = "#terminal-details"
+
     def __init__(self, ask: TerminalAsk) -> None:
         super().__init__()
         self.ask = ask
-        self.answered = False
 
     def compose(self) -> ComposeResult:
         command = sanitize(self.ask.command, LABEL_LIMIT)
@@ -70,6 +71,7 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
             yield Button("[a] Allow once", name="once", disabled=True)
             yield Button("[s] Allow this command for the session", name="session", disabled=True)
             yield Button("[d] Deny", name="deny", variant="error", disabled=True)
+            yield self.quiet_note()
 
     def details(self) -> RenderableType:
         """Everything the command runs with, each agent string plain and capped."""
@@ -84,14 +86,6 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
             suffix = f" … {more} more" if more > 0 else ""
             parts.append(Text(f"not passed on (unsafe): {names}{suffix}", style="dim"))
         return Group(*parts)
-
-    def on_mount(self) -> None:
-        self.start_grace()
-
-    def answer(self, answer: TerminalAnswer) -> None:
-        if self.accepting and not self.answered:
-            self.answered = True
-            self.dismiss(answer)
 
     @on(Button.Pressed)
     def choose(self, event: Button.Pressed) -> None:
