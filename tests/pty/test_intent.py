@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from pathlib import Path
 
 from tests.terminal import Terminal, acp_tui_argv
@@ -60,5 +61,27 @@ def test_a_burst_of_keys_answers_no_permission_and_a_key_after_a_pause_does(
         term.send("a")
         screen = term.wait_for("You chose Allow once", timeout=15)
         assert PERMISSION_TITLE not in screen.split("You chose")[-1]
+        term.press("ctrl+q")
+        assert term.wait(timeout=30) == 0
+
+
+def test_the_enter_of_a_prompt_typed_as_the_login_dialog_appears_answers_nothing(
+    tmp_path: Path,
+) -> None:
+    with start(tmp_path, "--require-auth", "--auth-on", "session/prompt") as term:
+        term.wait_for(READY, timeout=60)
+        term.type("hello\r")
+        term.wait_for("needs you to log in")
+        # The user goes on typing the next prompt, and ends it with Enter, as the dialog shows.
+        term.type("more\r", per_second=10)
+        screen = term.wait_for(f"5 {IGNORED}.", timeout=10)
+        assert "needs you to log in" in screen
+        assert "You said" not in screen
+        # Now a deliberate answer: Tab to the first login method, then Enter.
+        term.press("tab")
+        time.sleep(0.3)  # a person's pace between the two keys
+        term.press("enter")
+        screen = term.wait_for("You said", timeout=30)
+        assert "needs you to log in" not in screen
         term.press("ctrl+q")
         assert term.wait(timeout=30) == 0

@@ -193,6 +193,7 @@ def test_command_completion(
 def test_auth_dialog(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
     async def run(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, AuthDialog))
+        await until(pilot, lambda: getattr(pilot.app.screen, "accepting", False))
         await settle(pilot)
 
     assert snap_compare(make_snapshot_app("--require-auth"), terminal_size=SIZE, run_before=run)

@@ -134,7 +134,9 @@ def test_question_before_any_session(snap_compare: Compare, place: Place, tmp_pa
         await until(
             pilot,
             lambda: (
-                isinstance(pilot.app.screen, AuthDialog) and bool(pilot.app.screen.query(Button))
+                isinstance(pilot.app.screen, AuthDialog)
+                and pilot.app.screen.accepting
+                and bool(pilot.app.screen.query(Button))
             ),
         )
         pilot.app.screen.query(Button).first().press()  # the agent's own login
