@@ -33,7 +33,7 @@ def notices(app: AcpApp) -> str:
 async def choose_auth(pilot: Pilot[int], app: AcpApp, label: str) -> AuthDialog:
     def buttons() -> list[Button]:  # the dialog is pushed before its buttons are composed
         screen = app.screen
-        if not isinstance(screen, AuthDialog):
+        if not isinstance(screen, AuthDialog) or not screen.accepting:
             return []
         return [b for b in screen.query(Button) if str(b.label).startswith(label)]
 
@@ -105,7 +105,8 @@ async def test_terminal_login_runs_the_agent_command_then_reconnects(
 async def test_cancelled_login_is_reported(make_app: Callable[..., AcpApp]) -> None:
     app = make_app("--require-auth")
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for_screen(pilot, AuthDialog)
+        dialog = await wait_for_screen(pilot, AuthDialog)
+        await wait_for(pilot, lambda: dialog.accepting)
         await pilot.press("escape")
         await wait_for(pilot, lambda: "could not open a session" in app.chat.agent_status)
         assert app.session is None

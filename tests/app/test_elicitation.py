@@ -37,9 +37,9 @@ BACKSLASH_LINK = "https://evil.example\\@accounts.google.com/login"
 
 
 @pytest.fixture(autouse=True)
-def no_grace(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The dialogs take answers at once (the grace period has its own test)."""
-    monkeypatch.setattr(ElicitationDialog, "GRACE", 0.0)
+def no_quiet_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dialogs take answers at once (the quiet time has its own test)."""
+    monkeypatch.setattr(ElicitationDialog, "QUIET", 0.0)
 
 
 def agent_text(app: AcpApp) -> str:
@@ -159,10 +159,10 @@ async def test_decline(make_app: Callable[..., AcpApp], protocol: int) -> None:
         assert "You declined." in agent_text(app)
 
 
-async def test_the_grace_period_takes_no_answer(
+async def test_the_quiet_time_takes_no_answer(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ElicitationDialog, "GRACE", 3.0)
+    monkeypatch.setattr(ElicitationDialog, "QUIET", 3.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         sent = await start(pilot, app, "ask")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
@@ -113,6 +114,23 @@ async def test_the_permission_dialog_shows_all_four_options(
         buttons = list(dialog.query(Button))
         assert len(buttons) == 4
         assert_all_on_screen(dialog, buttons)
+
+
+async def test_the_permission_dialog_counting_down_shows_all_four_options(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note about dropped keys and the countdown (two lines at 80x24) hides no option."""
+    monkeypatch.setattr(PermissionDialog, "QUIET", 30.0)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"permission", "enter")
+        dialog = await wait_for_screen(pilot, PermissionDialog)
+        await pilot.press(*"abc")
+        note = dialog.query_one(".asking-quiet")
+        await wait_for(pilot, lambda: note.size.height == 2)
+        assert not dialog.accepting
+        assert_all_on_screen(dialog, [*dialog.query(Button), note])
 
 
 async def test_the_roots_dialog_shows_its_list_buttons_and_recent_roots(

@@ -113,7 +113,8 @@ async def test_hostile_agent_strings_are_shown_literally_on_every_surface(
     text = HOSTILE_TEXTS[name]
     visible = sanitize(text)[:40]  # long names are clipped, never shorter than this
     app = make_app("--hostile", name, "--require-auth", "--capabilities", "list,load,resume")
-    monkeypatch.setattr(PermissionDialog, "GRACE", 0.0)
+    monkeypatch.setattr(PermissionDialog, "QUIET", 0.0)
+    monkeypatch.setattr(AuthDialog, "QUIET", 0.0)
     async with app.run_test(size=(200, 60), tooltips=True, notifications=True) as pilot:
         # The auth dialog: the agent's name, its error message, the methods' names.
         auth = await wait_for_screen(pilot, AuthDialog)

@@ -122,6 +122,7 @@ async def test_a_login_that_never_answers_can_be_cancelled(
         dialog = await wait_for_screen(pilot, AuthDialog)
         assert "was cancelled" in dialog.reason
         assert any(m.get("method") == "$/cancel_request" for m in sent)
+        await wait_for(pilot, lambda: dialog.accepting)
         await pilot.press("escape")  # and giving up the login entirely
         await wait_for(pilot, lambda: "login cancelled" in screen_text(app))
 
@@ -174,6 +175,7 @@ def test_an_unknown_login_type_is_shown_and_cannot_be_run() -> None:
         async with app.run_test() as pilot:
             app.push_screen(AuthDialog("agent", methods, "log in"))
             dialog = await wait_for_screen(pilot, AuthDialog)
+            await wait_for(pilot, lambda: dialog.accepting)
             buttons = list(dialog.query(Button))
             assert buttons[0].disabled
             assert "cannot run it" in str(buttons[0].label)

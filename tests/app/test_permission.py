@@ -32,7 +32,7 @@ def agent_text(app: AcpApp) -> str:
 
 
 async def answerable(pilot: Pilot[int]) -> PermissionDialog:
-    """The permission dialog, once it takes answers (its grace period is over)."""
+    """The permission dialog, once it takes answers (the keyboard was quiet long enough)."""
     dialog = await wait_for_screen(pilot, PermissionDialog)
     await wait_for(pilot, lambda: dialog.accepting)
     return dialog
@@ -122,7 +122,7 @@ async def test_a_dialog_that_appears_while_typing_takes_no_answer(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Longer than the default, so that a loaded machine cannot end it while the test types.
-    monkeypatch.setattr(PermissionDialog, "GRACE", 3.0)
+    monkeypatch.setattr(PermissionDialog, "QUIET", 3.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         sent = await start(pilot, app, "permission")
@@ -134,7 +134,12 @@ async def test_a_dialog_that_appears_while_typing_takes_no_answer(
         assert app.screen is dialog
         assert not answers_sent(sent)
         assert all(button.disabled for button in dialog.query(Button))
+        assert app.focused is None  # every key reaches the dialog, which drops it
+        note = dialog.query_one(".asking-quiet", Static)
+        ignored = "7 keys typed before this appeared were ignored"  # the click is no key
+        assert str(note.content).startswith(f"{ignored}; answer after 3 s without typing: ")
         await wait_for(pilot, lambda: dialog.accepting)
+        assert str(note.content) == f"{ignored}."
         assert not any(button.disabled for button in dialog.query(Button))
         assert not isinstance(app.focused, Button)
         await pilot.press("enter")  # no button has the focus: Enter is not an answer either
@@ -168,7 +173,7 @@ def title_of(dialog: PermissionDialog) -> str:
 async def test_a_flood_of_requests_is_asked_one_at_a_time_in_order(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(PermissionDialog, "GRACE", 0.0)
+    monkeypatch.setattr(PermissionDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await start(pilot, app, "permission-flood 50")
@@ -194,7 +199,7 @@ async def test_a_flood_of_requests_is_asked_one_at_a_time_in_order(
 async def test_an_agent_cancel_removes_a_queued_request(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(PermissionDialog, "GRACE", 0.0)
+    monkeypatch.setattr(PermissionDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await start(pilot, app, "permission-flood 5 cancel 3")
@@ -215,7 +220,7 @@ async def test_an_agent_cancel_removes_a_queued_request(
 async def test_an_agent_cancel_closes_the_dialog_being_shown(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(PermissionDialog, "GRACE", 0.0)
+    monkeypatch.setattr(PermissionDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await start(pilot, app, "permission-flood 3 cancel 2")

@@ -37,7 +37,7 @@ def agent_text(app: AcpApp) -> str:
 async def test_the_dialog_shows_the_command_and_allow_for_the_session_stops_asking(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
@@ -60,7 +60,7 @@ async def test_allowed_for_the_session_is_asked_again_when_the_agent_changes_the
 ) -> None:
     """The hostile agent's move: `printf` allowed for the session, then the same command line
     with ``HOME`` pointing elsewhere (a ``.gitconfig`` of its own, for git) is asked again."""
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
@@ -84,7 +84,7 @@ async def test_allowed_for_the_session_is_asked_again_when_the_agent_changes_the
 async def test_deny_answers_the_agent_with_an_error(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
@@ -111,7 +111,7 @@ class Host(App[None]):
 async def test_agent_strings_are_literal_and_long_lists_are_capped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 3.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 3.0)
     ask = TerminalAsk(
         HOSTILE,
         tuple(f"arg{n}" for n in range(10_000)),
@@ -122,7 +122,7 @@ async def test_agent_strings_are_literal_and_long_lists_are_capped(
     app = Host(ask)
     async with app.run_test(size=(120, 50)) as pilot:
         dialog = await wait_for_screen(pilot, TerminalDialog)
-        assert all(b.disabled for b in dialog.query(Button))  # the grace period
+        assert all(b.disabled for b in dialog.query(Button))  # the quiet time
         await pilot.press("a")  # typed meanwhile: no answer
         details = details_of(dialog)
         assert "[@click=app.quit]x[/] ␛]52;c;Zm9v␇ ⟨U+202E⟩evil" in details
@@ -141,7 +141,7 @@ async def test_agent_strings_are_literal_and_long_lists_are_capped(
 async def test_a_long_env_scrolls_and_the_buttons_stay_on_an_80x24_screen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
     env = tuple((f"VAR_{n}", "x" * 300) for n in range(200))
     ask = TerminalAsk("git", ("status",), "/work/project", (("HOME", "/tmp/evil"), *env))
     app = Host(ask)

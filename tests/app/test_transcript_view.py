@@ -299,7 +299,7 @@ def test_scanner_cuts_the_same_however_the_text_streams_in() -> None:
 async def test_demo_agent_terminal_and_thought(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)

@@ -73,7 +73,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.transcript_view import TranscriptView
 
-    PermissionDialog.GRACE = 0.0
+    PermissionDialog.QUIET = 0.0
     launch = LaunchSpec(
         agent=AgentCommand(agent, cwd=project, name="hostile"), cwd=project, display_name="hostile"
     )

@@ -42,6 +42,8 @@ def start_login(term: Terminal) -> int:
     term.wait_for("Log in from the terminal")
     time.sleep(1.5)  # the keyboard quiet, as a person reading the dialog
     start = len(term.output)
+    term.press("tab")  # no button has the focus at first: to "Demo login", then to this one
+    time.sleep(0.3)
     term.press("tab")
     time.sleep(0.3)
     term.press("enter")

@@ -109,7 +109,7 @@ def test_thought_and_plan(snap_compare: Compare, make_snapshot_app: Callable[...
 def test_terminal_output(
     snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
 
     async def run(pilot: Pilot[int]) -> None:
         await ready(pilot)
@@ -193,6 +193,7 @@ def test_command_completion(
 def test_auth_dialog(snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]) -> None:
     async def run(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, AuthDialog))
+        await until(pilot, lambda: getattr(pilot.app.screen, "accepting", False))
         await settle(pilot)
 
     assert snap_compare(make_snapshot_app("--require-auth"), terminal_size=SIZE, run_before=run)

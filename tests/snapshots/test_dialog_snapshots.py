@@ -89,7 +89,7 @@ def test_terminal_dialog_with_a_long_env_on_80x24(
     snap_compare: Compare, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Only the details scroll: every answer stays on an 80x24 screen."""
-    monkeypatch.setattr(TerminalDialog, "GRACE", 0.0)
+    monkeypatch.setattr(TerminalDialog, "QUIET", 0.0)
     env = tuple((f"VAR_{n}", f"value {n} " * 12) for n in range(40))
     ask = TerminalAsk(
         "git",

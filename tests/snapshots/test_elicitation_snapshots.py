@@ -3,7 +3,7 @@ form (at 80x24 and 120x40, and with its errors shown), the URL dialog (as it com
 and for a URL that cannot be opened) and a question asked during the login, before any session.
 
 The fixed places and helpers are those of the other snapshot modules; the dialogs take answers
-at once (no grace period) and no cursor blinks.
+at once (no quiet time) and no cursor blinks.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
 
 
 @pytest.fixture(autouse=True)
-def no_grace(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ElicitationDialog, "GRACE", 0.0)
+def no_quiet_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ElicitationDialog, "QUIET", 0.0)
 
 
 @pytest.fixture(autouse=True)
@@ -148,7 +148,9 @@ def test_question_before_any_session(snap_compare: Compare, place: Place, tmp_pa
         await until(
             pilot,
             lambda: (
-                isinstance(pilot.app.screen, AuthDialog) and bool(pilot.app.screen.query(Button))
+                isinstance(pilot.app.screen, AuthDialog)
+                and pilot.app.screen.accepting
+                and bool(pilot.app.screen.query(Button))
             ),
         )
         pilot.app.screen.query(Button).first().press()  # the agent's own login

@@ -65,6 +65,7 @@ def test_permission_dialog_80x24(snap_compare: Compare, place: Place, tmp_path: 
 def test_auth_dialog_80x24(snap_compare: Compare, place: Place, tmp_path: Path) -> None:
     async def run(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, AuthDialog))
+        await until(pilot, lambda: getattr(pilot.app.screen, "accepting", False))
         await settle(pilot)
 
     app = build_app(place, tmp_path / "demo", "--require-auth")

@@ -1,7 +1,10 @@
 """Provides AuthDialog: the agent needs a login; the user picks one of its methods.
 
-Everything in it comes from the agent (its name, its reason, the methods), so all of it is
-literal text (``safe_content``), never markup.
+It appears when the agent asks, often right after the user sent a prompt and while they type
+the next one, so like the agent's other questions it takes no answer until the keyboard has been
+quiet for a moment (`AskingScreen`), and no button has the focus: the Enter that ends a prompt
+never picks a login. Everything in it comes from the agent (its name, its reason, the methods),
+so all of it is literal text (``safe_content``), never markup.
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from acp_tui.client.capabilities import AuthMethodInfo
+from acp_tui.ui.dialogs.asking import AskingScreen
 from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
 
-class AuthDialog(ModalScreen[AuthMethodInfo | None]):
+class AuthDialog(AskingScreen[AuthMethodInfo | None]):
     """Returns the chosen method, or None when the user cancels."""
 
     DEFAULT_CSS = """
@@ -63,14 +66,18 @@ class AuthDialog(ModalScreen[AuthMethodInfo | None]):
                 elif method.unknown_type is not None:
                     kind = sanitize(method.unknown_type, NAME_LIMIT)
                     label += f"  (a login of type {kind!r}: acp-tui cannot run it)"
-                yield Button(Content(label), name=str(index), disabled=not method.usable)
+                yield Button(Content(label), name=str(index), disabled=True)
                 if method.description:
                     description = safe_content(method.description, limit=TEXT_LIMIT)
                     yield Static(description, classes="auth-description")
+            yield self.quiet_note()
+
+    def button_enabled(self, button: Button) -> bool:
+        return self.methods[int(button.name or 0)].usable
 
     @on(Button.Pressed)
     def choose(self, event: Button.Pressed) -> None:
-        self.dismiss(self.methods[int(event.button.name or 0)])
+        self.answer(self.methods[int(event.button.name or 0)])
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.answer(None)

@@ -2,13 +2,15 @@
 
 The dialog names the agent that asks and shows its message, then where the question comes from
 (the tool call, or the client request it belongs to before any session). Like the permission
-dialog it may appear while the user is typing: for ``GRACE`` seconds it takes no answer (its
-buttons are disabled, its keys ignored), and no answer button has the focus at first. It returns
-an `Answer` (None: withdrawn, which counts as cancel) and says how many more questions wait.
+dialog it may appear while the user is typing: it takes no answer until the keyboard has been
+quiet for a moment (`AskingScreen`: its buttons are disabled, its keys dropped and counted), and
+no answer button has the focus. It returns an `Answer` (None: withdrawn, which counts as cancel)
+and says how many more questions wait.
 """
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
@@ -47,15 +49,11 @@ class ElicitationDialog(AskingScreen[Answer | None]):
     }
     """
 
-    AUTO_FOCUS = ""
-    """Nothing that answers has the focus at first: a stray Enter answers nothing."""
-
     def __init__(self, elicitation: Elicitation, agent_name: str, waiting: int = 0) -> None:
         super().__init__()
         self.elicitation = elicitation
         self.agent_name = agent_name
         self.waiting = waiting
-        self.answered = False
 
     # -- pieces --------------------------------------------------------------------------------
 
@@ -84,11 +82,15 @@ class ElicitationDialog(AskingScreen[Answer | None]):
     def waiting_text(self) -> Static:
         return Static(classes="elicit-waiting")
 
+    def notes(self) -> ComposeResult:
+        """The notes under the answers: the quiet time, and how many more questions wait."""
+        yield self.quiet_note()
+        yield self.waiting_text()
+
     # -- life ----------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
         self.set_waiting(self.waiting)
-        self.start_grace()
 
     def set_waiting(self, waiting: int) -> None:
         """Show how many more questions wait behind this one (kept until mounted)."""
@@ -97,12 +99,6 @@ class ElicitationDialog(AskingScreen[Answer | None]):
         for note in self.query(".elicit-waiting").results(Static):
             note.update(Content(f"{waiting} more {plural} after this one."))
             note.set_class(waiting == 0, "-none")
-
-    def answer(self, answer: Answer) -> None:
-        """Close with ``answer``, once the grace period is over; only once."""
-        if self.accepting and not self.answered:
-            self.answered = True
-            self.dismiss(answer)
 
     def action_decline(self) -> None:
         self.answer(DECLINED)

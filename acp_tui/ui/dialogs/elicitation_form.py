@@ -42,6 +42,8 @@ class ElicitationFormDialog(ElicitationDialog):
         Binding("ctrl+s", "submit", "Submit", priority=True),
     ]
 
+    FIRST_FOCUS = "#elicit-body"
+
     @property
     def form(self) -> Form:
         form = self.elicitation.form
@@ -62,7 +64,7 @@ class ElicitationFormDialog(ElicitationDialog):
                 yield Static(
                     Content("Tab: next field · Ctrl+S: submit · Esc: cancel"), classes="elicit-keys"
                 )
-                yield self.waiting_text()
+                yield from self.notes()
             with VerticalScroll(id="elicit-body"):
                 yield self.scope_text()
                 yield self.message_text()
@@ -78,10 +80,6 @@ class ElicitationFormDialog(ElicitationDialog):
                     yield Static(
                         Content(f"{form.hidden} more fields are not shown."), classes="elicit-scope"
                     )
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.query_one("#elicit-body").focus()
 
     # -- answers ---------------------------------------------------------------------------
 

@@ -134,7 +134,7 @@ class ElicitationUrlDialog(ElicitationDialog):
                     Content("Waiting for the agent to say it is done · Esc: cancel"),
                     classes="elicit-keys",
                 )
-                yield self.waiting_text()
+                yield from self.notes()
 
     def button_enabled(self, button: Button) -> bool:
         if button.id == "elicit-open":

@@ -1,10 +1,11 @@
 """Provides PermissionDialog: the agent asks to run a tool; the user picks one of its options.
 
 An answer needs the user's intent. The dialog may appear while the user is typing a prompt, so
-for ``GRACE`` seconds after it appears it takes no answer at all (keys, clicks, Esc): its buttons
-are disabled until then, which shows it. The focus starts on the preview, not on a button, so
-Enter (the end of a prompt) never answers; the keys a/A/r/R and 1-9, a click, or Tab then Enter
-do. Everything the agent sent is shown as literal text, never markup.
+it takes no answer at all (keys, clicks, Esc) until the keyboard has been quiet for a moment
+(`AskingScreen`): its buttons are disabled until then, and it counts down and says how many keys
+it dropped. The focus then goes to the preview, not to a button, so Enter (the end of a prompt)
+never answers; the keys a/A/r/R and 1-9, a click, or Tab then Enter do. Everything the agent
+sent is shown as literal text, never markup.
 
 The options are one line each and, with the title, stay in place while the preview between
 them scrolls: every option is on screen however long the diff, down to an 80x24 terminal.
@@ -71,12 +72,13 @@ class PermissionDialog(AskingScreen[str | None]):
 
     BINDINGS = [Binding("escape", "dismiss_cancelled", "Cancel")]
 
+    FIRST_FOCUS = "#permission-box"
+
     def __init__(self, request: RequestPermissionRequest, waiting: int = 0) -> None:
         super().__init__()
         self.request = request
         self.waiting = waiting
         """How many more requests wait behind this one."""
-        self.answered = False
         self.keys: dict[str, str] = {}
         for number, option in enumerate(request.options[:9], start=1):
             self.keys[str(number)] = option.option_id
@@ -106,11 +108,11 @@ class PermissionDialog(AskingScreen[str | None]):
                     if len(options) > OPTIONS_SHOWN:
                         hidden = more_text(len(options) - OPTIONS_SHOWN, "options (not shown)")
                         yield Static(Content(hidden), id="permission-more")
+                yield self.quiet_note()
                 yield Static(id="permission-waiting")
 
     def on_mount(self) -> None:
         self.set_waiting(self.waiting)
-        self.start_grace()
 
     def set_waiting(self, waiting: int) -> None:
         """Show how many more questions (permissions, elicitations) wait behind this one."""
@@ -164,12 +166,6 @@ class PermissionDialog(AskingScreen[str | None]):
                 styles: Styles = views.first(TranscriptView).styles_for_render
                 return styles
         return Styles()
-
-    def answer(self, option_id: str | None) -> None:
-        """Close with ``option_id`` (None: cancelled), once the grace period is over; only once."""
-        if self.accepting and not self.answered:
-            self.answered = True
-            self.dismiss(option_id)
 
     @on(Button.Pressed)
     def choose(self, event: Button.Pressed) -> None:

@@ -4,9 +4,9 @@ It shows the command, each argument, the working directory and the environment v
 agent sets (and those dropped as unsafe), all as literal text (never markup), sanitised and
 capped; only these details scroll, so a huge argument list or env cannot push the buttons off
 the screen. "Allow for the session" covers this command line in this directory with this env
-only (`Approval`). Like the permission
-dialog it may appear while the user types, so for ``GRACE`` seconds it takes no answer and no
-button has the focus.
+only (`Approval`). Like the permission dialog it may appear while the user types, so it takes
+no answer until the keyboard has been quiet for a moment (`AskingScreen`), and no button has
+the focus.
 """
 
 from __future__ import annotations
@@ -65,10 +65,11 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
         Binding("d,escape", "deny", "Deny"),
     ]
 
+    FIRST_FOCUS = "#terminal-box"
+
     def __init__(self, ask: TerminalAsk) -> None:
         super().__init__()
         self.ask = ask
-        self.answered = False
 
     def compose(self) -> ComposeResult:
         command = sanitize(self.ask.command, LABEL_LIMIT)
@@ -89,6 +90,7 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
                 yield Button(
                     Content("[d] Deny"), name="deny", variant="error", disabled=True, compact=True
                 )
+                yield self.quiet_note()
 
     def details(self) -> RenderableType:
         """Everything the command runs with, each agent string plain and capped."""
@@ -104,14 +106,6 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
             suffix = f" … {more} more" if more > 0 else ""
             parts.append(Text(f"not passed on (unsafe): {names}{suffix}", style="dim"))
         return Group(*parts)
-
-    def on_mount(self) -> None:
-        self.start_grace()
-
-    def answer(self, answer: TerminalAnswer) -> None:
-        if self.accepting and not self.answered:
-            self.answered = True
-            self.dismiss(answer)
 
     @on(Button.Pressed)
     def choose(self, event: Button.Pressed) -> None:

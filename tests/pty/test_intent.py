@@ -1,0 +1,87 @@
+"""The agent's questions take an answer only once the keyboard has been quiet, in a real terminal.
+
+A dialog may appear while the user is typing: the keys meant for the prompt must answer
+nothing, however long the typing goes on, and the dialog says they were dropped. Pilot delivers
+Textual key events, so these drive the real app through a pseudo-terminal with the bytes a
+terminal sends, at a person's typing speed.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+from tests.terminal import Terminal, acp_tui_argv
+
+READY = re.compile(r"·\s+ready")
+
+PERMISSION_TITLE = "Edit config.json"
+"""The title of the demo agent's permission request (its keyword ``permission``)."""
+
+IGNORED = "keys typed before this appeared were ignored"
+
+
+def demo_agent(data: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data), *extra]
+
+
+def start(tmp_path: Path, *agent_options: str) -> Terminal:
+    """acp-tui on the demo agent in a terminal wide enough for the status line."""
+    project = tmp_path / "project"
+    project.mkdir()
+    argv = acp_tui_argv("--", *demo_agent(tmp_path / "d", *agent_options))
+    return Terminal(argv, project, cols=160)
+
+
+def burst(term: Terminal, key: str, seconds: float, per_second: float = 10.0) -> int:
+    """Type ``key`` over and over for ``seconds``; returns how many were sent."""
+    count = round(seconds * per_second)
+    term.type(key * count, per_second=per_second)
+    return count
+
+
+def test_a_burst_of_keys_answers_no_permission_and_a_key_after_a_pause_does(
+    tmp_path: Path,
+) -> None:
+    with start(tmp_path) as term:
+        term.wait_for(READY, timeout=60)
+        term.type("permission\r")
+        term.wait_for(PERMISSION_TITLE)
+        # `a` is "Allow once": ten a second for five seconds, all of it while the dialog shows.
+        sent = burst(term, "a", seconds=5)
+        screen = term.text()
+        assert "You chose" not in screen, screen
+        assert PERMISSION_TITLE in screen, screen
+        assert "Allow once" in screen, screen
+        # Once the keyboard has been quiet, the dialog says what it dropped, and takes answers.
+        screen = term.wait_for(f"{sent} {IGNORED}.", timeout=10)
+        assert "You chose" not in screen, screen
+        term.send("a")
+        screen = term.wait_for("You chose Allow once", timeout=15)
+        assert PERMISSION_TITLE not in screen.split("You chose")[-1]
+        term.press("ctrl+q")
+        assert term.wait(timeout=30) == 0
+
+
+def test_the_enter_of_a_prompt_typed_as_the_login_dialog_appears_answers_nothing(
+    tmp_path: Path,
+) -> None:
+    with start(tmp_path, "--require-auth", "--auth-on", "session/prompt") as term:
+        term.wait_for(READY, timeout=60)
+        term.type("hello\r")
+        term.wait_for("needs you to log in")
+        # The user goes on typing the next prompt, and ends it with Enter, as the dialog shows.
+        term.type("more\r", per_second=10)
+        screen = term.wait_for(f"5 {IGNORED}.", timeout=10)
+        assert "needs you to log in" in screen
+        assert "You said" not in screen
+        # Now a deliberate answer: Tab to the first login method, then Enter.
+        term.press("tab")
+        time.sleep(0.3)  # a person's pace between the two keys
+        term.press("enter")
+        screen = term.wait_for("You said", timeout=30)
+        assert "needs you to log in" not in screen
+        term.press("ctrl+q")
+        assert term.wait(timeout=30) == 0
