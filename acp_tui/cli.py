@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from acp_tui import __version__
-from acp_tui.client.launch import LaunchError, agent_choices, check_supported, resolve_launch
+from acp_tui.client.agent.launch import LaunchError, agent_choices, check_supported, resolve_launch
 from acp_tui.commands.usage import (
     Parser,
     UsageError,
@@ -196,7 +196,7 @@ def _extra_roots(entries: list[str], cwd: Path) -> tuple[Path, ...] | None:
     """The ``--add-dir`` roots in absolute form; None (each refusal printed) if any is refused."""
     if not entries:
         return ()
-    from acp_tui.client.root_choice import validate_roots
+    from acp_tui.client.tools.root_choice import validate_roots
 
     check = validate_roots(entries, cwd)
     for problem in check.problems:

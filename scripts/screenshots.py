@@ -27,10 +27,10 @@ from textual.pilot import Pilot
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from acp_tui.client.agent import connect  # noqa: E402
-from acp_tui.client.command import AgentCommand  # noqa: E402
-from acp_tui.client.launch import LaunchSpec  # noqa: E402
-from acp_tui.client.transcript import MessageEntry  # noqa: E402
+from acp_tui.client.agent.agent_client import connect  # noqa: E402
+from acp_tui.client.agent.launch import LaunchSpec  # noqa: E402
+from acp_tui.client.process.command import AgentCommand  # noqa: E402
+from acp_tui.client.session.transcript import MessageEntry  # noqa: E402
 from acp_tui.config.paths import HOME_ENV, Paths  # noqa: E402
 from acp_tui.config.settings import Settings  # noqa: E402
 from acp_tui.protocol.content import TextContent  # noqa: E402
@@ -119,7 +119,7 @@ async def ready(pilot: Pilot[int]) -> None:
 
 async def settle(pilot: Pilot[int]) -> None:
     """Let the transcript view flush and the screen repaint."""
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.view import TranscriptView
 
     view = app_of(pilot).chat.current_pane.query_one(TranscriptView)
     await until(pilot, lambda: view.settled)

@@ -10,8 +10,8 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from acp_tui.client import watchdog
-from acp_tui.client.watchdog import Proc
+from acp_tui.client.process import watchdog
+from acp_tui.client.process.watchdog import Proc
 
 AGENT = Path(__file__).resolve().parent / "stubborn_agent.py"
 """The scripted agent that ignores EOF and SIGTERM and starts a group child, a setsid child and

@@ -11,7 +11,7 @@ headless commands alike, so it lives in the core and imports nothing but ``re``:
 - lone surrogates (which JSON can carry but no terminal can encode) are made visible.
 
 The result is plain text: the UI shows it as ``Content``/``Text``, never parses it as markup
-(see ``acp_tui.ui.safe_text``). A ``limit`` clips what is meant to be short (a name, a label):
+(see ``acp_tui.ui.plain_text``). A ``limit`` clips what is meant to be short (a name, a label):
 an agent's ten-thousand-character title must not push a dialog's buttons off the screen.
 """
 

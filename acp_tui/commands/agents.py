@@ -16,7 +16,7 @@ import shlex
 import sys
 from dataclasses import replace
 
-from acp_tui.client.launch import DEMO_AGENT_NAME
+from acp_tui.client.agent.launch import DEMO_AGENT_NAME
 from acp_tui.commands import agent_registry
 from acp_tui.commands.usage import (
     Parser,

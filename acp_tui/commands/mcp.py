@@ -14,7 +14,7 @@ import shlex
 import sys
 from dataclasses import replace
 
-from acp_tui.client.mcp import resolve_command
+from acp_tui.client.agent.mcp import resolve_command
 from acp_tui.commands.usage import (
     Parser,
     UsageError,

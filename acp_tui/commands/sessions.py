@@ -28,14 +28,14 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
+from acp_tui.client.agent.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
 from acp_tui.client.errors import AgentError, AgentExited, InitializeTimeout, Unsupported
-from acp_tui.client.exit_signals import ExitSignals, exit_signals
-from acp_tui.client.interaction import Headless
-from acp_tui.client.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
-from acp_tui.client.runtime import AgentRuntime
+from acp_tui.client.process.exit_signals import ExitSignals, exit_signals
 from acp_tui.client.safe_text import sanitize
-from acp_tui.client.slots import SessionsChanged, WorkspaceEvent
-from acp_tui.client.workspace import Workspace
+from acp_tui.client.workspace.agent_runtime import AgentRuntime
+from acp_tui.client.workspace.interaction import Headless
+from acp_tui.client.workspace.slots import SessionsChanged, WorkspaceEvent
+from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.commands.listing import (
     Scope,
     list_all,

@@ -15,7 +15,7 @@ from acp_tui.config.settings import Settings
 __all__ = ["offer_answered", "should_offer_registry"]
 
 _MARKER = "registry-offer-answered"
-_DEMO = "demo"  # the demo agent's reserved name (acp_tui.client.launch.DEMO_AGENT_NAME)
+_DEMO = "demo"  # the demo agent's reserved name (acp_tui.client.agent.launch.DEMO_AGENT_NAME)
 
 
 def should_offer_registry(settings: Settings, paths: Paths) -> bool:

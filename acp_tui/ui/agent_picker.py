@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.client.launch import DEMO_AGENT_NAME
+from acp_tui.client.agent.launch import DEMO_AGENT_NAME
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.config.settings import Settings
 from acp_tui.ui.themes import install_themes

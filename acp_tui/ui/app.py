@@ -1,9 +1,9 @@
 """Provides AcpApp, the Textual application, and run_app, its entry point from the CLI.
 
-The App is thin: themes, the chat screen, global bindings and palette commands, and the
-Workspace (`acp_tui.client.workspace`), which owns the agents and sessions. It subscribes once
-to the Workspace and posts every event to the chat screen as a message; the Workspace's
-questions are answered with dialogs (`acp_tui.ui.interaction`).
+The App is thin: themes, the chat screen, global bindings and palette commands, and the Workspace
+(`acp_tui.client.workspace.workspace`), which owns the agents and sessions. It subscribes once to
+the Workspace and posts every event to the chat screen as a message; the Workspace's questions are
+answered with dialogs (`acp_tui.ui.dialog_interaction`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.worker import Worker
 
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.messages import WorkspaceMessage
@@ -28,11 +28,11 @@ from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
 from acp_tui.ui.toasts import PlainToasts
 
 if TYPE_CHECKING:
-    from acp_tui.client.agent import AgentClient
-    from acp_tui.client.session import LiveSession
-    from acp_tui.client.slots import SessionSlot, WorkspaceEvent
-    from acp_tui.client.workspace import Workspace
-    from acp_tui.ui.interaction import DialogInteraction, TerminalRunner
+    from acp_tui.client.agent.agent_client import AgentClient
+    from acp_tui.client.session.live_session import LiveSession
+    from acp_tui.client.workspace.slots import SessionSlot, WorkspaceEvent
+    from acp_tui.client.workspace.workspace import Workspace
+    from acp_tui.ui.dialog_interaction import DialogInteraction, TerminalRunner
 
 STOP_WITHIN = 15.0
 """How long quitting waits for every agent to be gone."""
@@ -115,7 +115,7 @@ class AcpApp(PlainToasts):
 
     async def run_workspace(self) -> None:
         """Load the core, then run the Workspace (the launch's agent, one session) until quit."""
-        from acp_tui.ui.interaction import DialogInteraction
+        from acp_tui.ui.dialog_interaction import DialogInteraction
 
         core = await self.startup.load()
         await self.chat_screen.views_arrived(core)
@@ -277,7 +277,7 @@ def run_app(launch: LaunchSpec) -> int:
 
     SIGTERM, SIGHUP and SIGINT quit it as Ctrl+Q does, with status 128 + the signal's number.
     """
-    from acp_tui.client.exit_signals import exit_signals  # stdlib only, small
+    from acp_tui.client.process.exit_signals import exit_signals  # stdlib only, small
 
     app = AcpApp(launch)
     with exit_signals(lambda status: app.exit(status)) as signals:

@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher
 
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 from acp_tui.store.history import history_for_project
 from acp_tui.ui.memory import settle_memory
@@ -31,8 +31,8 @@ from acp_tui.ui.widgets.footer import QuietFooter
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from acp_tui.client.slots import SessionSlot
-    from acp_tui.client.workspace import Workspace
+    from acp_tui.client.workspace.slots import SessionSlot
+    from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.browser.panel import SessionBrowser
     from acp_tui.ui.startup import Core
     from acp_tui.ui.widgets.session_tabs import SessionTabs
@@ -120,7 +120,7 @@ class ChatScreen(Screen[None]):
 
     @on(WorkspaceMessage)
     async def apply_event(self, message: WorkspaceMessage) -> None:
-        from acp_tui.client import slots as ev
+        from acp_tui.client.workspace import slots as ev
 
         event, ws = message.event, self.workspace
         if ws is None:

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 
-from acp_tui.client.launch import DEMO_AGENT_NAME
-from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, sanitize
+from acp_tui.client.agent.launch import DEMO_AGENT_NAME
+from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, sanitize
 
 if TYPE_CHECKING:
-    from acp_tui.client.launch import LaunchSpec
-    from acp_tui.client.slots import SessionSlot
-    from acp_tui.client.workspace import Workspace
+    from acp_tui.client.agent.launch import LaunchSpec
+    from acp_tui.client.workspace.slots import SessionSlot
+    from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.config.paths import Paths
 
 __all__ = [
@@ -144,7 +144,11 @@ def restart_agent(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
 
 def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> None:
     """Save the conversation as Markdown, to a path the user confirms."""
-    from acp_tui.client.export import default_export_path, transcript_to_markdown, write_export
+    from acp_tui.client.session.export import (
+        default_export_path,
+        transcript_to_markdown,
+        write_export,
+    )
     from acp_tui.ui.dialogs.export import ExportDialog
 
     session = slot.session if slot is not None else None
@@ -194,11 +198,11 @@ def new_session_with_roots(
 async def new_session_flow(
     app: App[int], ws: Workspace, slot: SessionSlot, launch: LaunchSpec, paths: Paths
 ) -> None:
-    from acp_tui.client.launch import LaunchError, resolve_launch
+    from acp_tui.client.agent.launch import LaunchError, resolve_launch
     from acp_tui.store.recent_roots import recent_roots_for_project
+    from acp_tui.ui.dialog_interaction import ask
     from acp_tui.ui.dialogs.agent_choice import CURRENT, AgentChoiceDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
-    from acp_tui.ui.interaction import ask
 
     agent = slot.agent
     cwd, roots = slot.cwd, slot.additional_directories

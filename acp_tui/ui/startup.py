@@ -27,9 +27,9 @@ from textual.widgets import Static
 from acp_tui.ui.memory import settle_memory, tune_collector
 
 if TYPE_CHECKING:
-    from acp_tui.client.workspace import Workspace
+    from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.browser.panel import SessionBrowser
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.session_options import SessionOptions
     from acp_tui.ui.widgets.session_tabs import SessionTabs
 
@@ -49,9 +49,9 @@ class Core:
 
 def _import_core() -> Core:
     """Import the core (in a worker thread)."""
-    from acp_tui.client.workspace import Workspace
+    from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.browser.panel import SessionBrowser
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.session_options import SessionOptions
     from acp_tui.ui.widgets.session_tabs import SessionTabs
 

@@ -6,8 +6,8 @@ once the app is back: the command runs in a pseudo-terminal whose output is pass
 real one and its last few kilobytes kept. Keys go to it as typed (raw mode), and the window size
 is passed on. Without a terminal (stdin not a tty) it simply runs, its output captured.
 
-The command is a guarded tree (``acp_tui.client.reaper``), like an agent: if acp-tui is ended
-while it runs (SIGTERM, a hang-up, even SIGKILL through the watchdog), it ends too. ``Stop``
+The command is a guarded tree (``acp_tui.client.process.reaper``), like an agent: if acp-tui is
+ended while it runs (SIGTERM, a hang-up, even SIGKILL through the watchdog), it ends too. ``Stop``
 ends it from another thread: the app quitting cannot wait for a login that may never finish.
 """
 
@@ -26,7 +26,7 @@ import time
 import tty
 from pathlib import Path
 
-from acp_tui.client import reaper
+from acp_tui.client.process import reaper
 
 __all__ = ["KEEP", "Stop", "run_in_pty"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.app import App
 from textual.notifications import SeverityLevel
 
-from acp_tui.ui.safe_text import NAME_LIMIT, TEXT_LIMIT, sanitize
+from acp_tui.ui.plain_text import NAME_LIMIT, TEXT_LIMIT, sanitize
 
 
 class PlainToasts(App[int]):

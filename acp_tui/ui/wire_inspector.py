@@ -21,7 +21,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static, TextArea
 
-from acp_tui.client.wire_log import HUGE, WireLog, WireRecord
+from acp_tui.client.agent.wire_log import HUGE, WireLog, WireRecord
 
 __all__ = ["WireInspector"]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.client.command import AgentCommand
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.process.command import AgentCommand
 from acp_tui.ui.app import AcpApp
 
 

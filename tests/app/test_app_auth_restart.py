@@ -11,15 +11,15 @@ from textual.app import SystemCommand
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from acp_tui.client.interaction import TerminalRun
-from acp_tui.client.transcript import MessageEntry, NoticeEntry
+from acp_tui.client.session.transcript import MessageEntry, NoticeEntry
+from acp_tui.client.workspace.interaction import TerminalRun
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.session_options import SessionOptions
 from tests.app.helpers import wait_for, wait_for_screen
 from tests.app.test_app_smoke import screen_text
-from tests.unit.agent_helpers import record_wire
+from tests.unit.client.agent.agent_helpers import record_wire
 
 PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 """The representative login and restart tests run on ACP v1 and on the v2 draft."""

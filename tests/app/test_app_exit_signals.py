@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.client import watchdog
+from acp_tui.client.process import watchdog
 from acp_tui.config.paths import Paths
 from tests.reap_helpers import (
     acp_tui,

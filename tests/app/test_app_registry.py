@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import OptionList
 
 import acp_tui.cli as cli
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings, save_settings
 from acp_tui.registry.first_run import should_offer_registry

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for
 
 
@@ -93,7 +93,7 @@ async def test_missing_agent_command_is_reported_not_raised(
 async def test_every_turn_is_recorded_locally_as_it_streams(
     make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    from acp_tui.client.transcript import MessageEntry, Transcript
+    from acp_tui.client.session.transcript import MessageEntry, Transcript
 
     app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionDialog
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for, wait_for_screen
 
 

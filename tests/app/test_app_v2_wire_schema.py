@@ -1,9 +1,9 @@
 """Everything the app sends on ACP v2 (a chat and browser session with the demo agent started with
 ``--protocol 2``) validates against the v2 draft schema, and so does everything it receives.
 
-The unit test (tests/unit/test_client_v2_wire_schema.py) drives AgentClient directly; this one
-drives the UI: keys in the chat, the permission dialog, the options bar and the session browser.
-`session/fork` is unstable, so it is checked against ``schema.unstable.json``.
+The unit test (tests/unit/client/agent/test_client_v2_wire_schema.py) drives AgentClient directly;
+this one drives the UI: keys in the chat, the permission dialog, the options bar and the session
+browser. `session/fork` is unstable, so it is checked against ``schema.unstable.json``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,12 @@ from acp_tui.ui.widgets.session_options import SessionOptions
 from tests.app.helpers import wait_for_screen
 from tests.app.test_app_smoke import screen_text, wait_for
 from tests.app.test_browser import SIZE, browser, highlight, row_titles, seed, settled
-from tests.unit.agent_helpers import record_wire
-from tests.unit.test_client_v2_wire_schema import EXPECTED_SENT, check_received, check_sent
+from tests.unit.client.agent.agent_helpers import record_wire
+from tests.unit.client.agent.test_client_v2_wire_schema import (
+    EXPECTED_SENT,
+    check_received,
+    check_sent,
+)
 
 
 def idle(app: AcpApp) -> bool:

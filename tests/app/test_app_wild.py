@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.session_list import SessionLister
+from acp_tui.client.history.session_list import SessionLister
 from acp_tui.demo_agent.faults import ERROR_DATA, ERROR_DETAILS
 from acp_tui.protocol.timestamps import parse_timestamp
 from acp_tui.ui.app import AcpApp

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.session_list import FIRST_PIECE, SessionLister
+from acp_tui.client.history.session_list import FIRST_PIECE, SessionLister
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.panel import SessionBrowser

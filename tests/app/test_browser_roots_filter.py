@@ -10,8 +10,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, OptionList
 
-from acp_tui.client.agent import connect
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.agent_client import connect
+from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.protocol.content import TextContent
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.controls import BrowserFilters, RootsFilterDialog

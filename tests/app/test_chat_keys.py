@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from acp_tui.config.settings import Settings
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for
 
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
-from acp_tui.client.transcript import MessageEntry
+from acp_tui.client.session.transcript import MessageEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionDialog
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.transcript.view import TranscriptView
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import QueueView
 from tests.app.helpers import wait_for, wait_for_screen

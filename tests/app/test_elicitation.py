@@ -14,8 +14,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
 
-from acp_tui.client.elicitation import Answer, Elicitation, check_request
-from acp_tui.client.transcript import MessageEntry
+from acp_tui.client.session.elicitation import Answer, Elicitation, check_request
+from acp_tui.client.session.transcript import MessageEntry
 from acp_tui.demo_agent.asking import ASK_SCHEMA, URL
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, poison
 from acp_tui.ui.app import AcpApp
@@ -337,8 +337,9 @@ async def test_the_agents_cancel_closes_the_dialog_being_shown(
 
 FLOOD = 20
 """Questions the app test floods: each dialog takes about a third of a second through Pilot
-(40 took 13 s), so 1,000 would take minutes; tests/unit/test_client_elicitation.py asks 1,000
-through the client and the question queue (half a second)."""
+(40 took 13 s), so 1,000 would take minutes; the client's own test
+(tests/unit/client/session/test_client_elicitation.py) asks 1,000 through the client and the
+question queue (half a second)."""
 
 
 async def test_a_flood_is_asked_one_at_a_time_in_order(

@@ -9,7 +9,7 @@ from typing import Any
 from textual.app import App
 from textual.widgets import Button, Input, Static
 
-from acp_tui.client.export import default_export_path, transcript_to_markdown, write_export
+from acp_tui.client.session.export import default_export_path, transcript_to_markdown, write_export
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.export import ExportDialog
 from tests.app.helpers import wait_for

@@ -26,7 +26,7 @@ from textual.widgets import Button, OptionList, Static
 
 from acp_tui.client.errors import AgentError
 from acp_tui.client.safe_text import sanitize
-from acp_tui.client.slots import Notice
+from acp_tui.client.workspace.slots import Notice
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS
 from acp_tui.protocol.errors import RpcError
 from acp_tui.protocol.methods import SessionInfo

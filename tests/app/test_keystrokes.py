@@ -13,8 +13,8 @@ from typing import Any
 
 from textual import events
 
-from acp_tui.client.command import AgentCommand
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.process.command import AgentCommand
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.queue_view import QueueView
 from tests.app.helpers import wait_for

@@ -13,8 +13,8 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button
 
-from acp_tui.client.capabilities import AuthMethodInfo
-from acp_tui.client.interaction import TerminalRun
+from acp_tui.client.agent.capabilities import AuthMethodInfo
+from acp_tui.client.workspace.interaction import TerminalRun
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog

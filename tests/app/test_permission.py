@@ -11,14 +11,14 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
-from acp_tui.client.permissions import PermissionQueue
-from acp_tui.client.transcript import MessageEntry, NoticeEntry
+from acp_tui.client.session.question_queue import PermissionQueue
+from acp_tui.client.session.transcript import MessageEntry, NoticeEntry
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.tools import ToolCallUpdate
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.dialog_interaction import ask
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
-from acp_tui.ui.interaction import ask
 from tests.app.helpers import wait_for, wait_for_screen
 
 PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])

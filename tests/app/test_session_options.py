@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual.widgets import Select, Static, Switch
 
-from acp_tui.client.transcript import Transcript
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.session_config import SessionConfigBoolean, SessionConfigSelect
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.session_options import SessionOptions, format_usage
@@ -216,7 +216,7 @@ async def test_usage_appears_after_a_turn(make_app: Callable[..., AcpApp]) -> No
 def test_format_usage(
     used: int, size: int, amount: float | None, currency: str | None, text: str
 ) -> None:
-    from acp_tui.client.transcript import Usage
+    from acp_tui.client.session.transcript import Usage
 
     assert format_usage(Usage(used, size, amount, currency)) == text
     assert format_usage(None) == ""

@@ -5,15 +5,15 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from acp_tui.client.transcript import PlanEntryBlock, PlanEntryView, ToolCallEntry
+from acp_tui.client.session.transcript import PlanEntryBlock, PlanEntryView, ToolCallEntry
 from acp_tui.protocol.client_methods import RequestPermissionRequest
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.tools import ToolCallLocation
 from acp_tui.protocol.updates import AvailableCommand
 from acp_tui.ui.browser.rows import WINDOW, RowState, SessionRows
 from acp_tui.ui.dialogs.permission import OPTIONS_SHOWN, PermissionDialog
-from acp_tui.ui.render import RenderOptions, Styles, render_entry
-from acp_tui.ui.safe_text import LIST_LIMIT
+from acp_tui.ui.plain_text import LIST_LIMIT
+from acp_tui.ui.transcript.render import RenderOptions, Styles, render_entry
 from acp_tui.ui.widgets.completion import command_choices
 from tests.app.helpers import wait_for, wait_for_screen
 
@@ -113,7 +113,7 @@ def test_a_20mb_session_title_makes_a_short_tab() -> None:
     from types import SimpleNamespace
     from typing import cast
 
-    from acp_tui.client.slots import SessionSlot
+    from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.ui.widgets.session_tabs import TITLE_WIDTH, tab_label
 
     slot = SimpleNamespace(

@@ -13,7 +13,7 @@ from textual.widgets import TextArea
 
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.panel import SessionBrowser
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.transcript.view import TranscriptView
 from acp_tui.ui.widgets.session_options import SessionOptions
 from tests.app.helpers import wait_for
 
@@ -22,10 +22,10 @@ REPO = Path(__file__).resolve().parents[2]
 HEAVY = [
     "pydantic",
     "acp_tui.protocol.content",
-    "acp_tui.client.agent",
-    "acp_tui.client.transcript",
-    "acp_tui.ui.render",
-    "acp_tui.ui.transcript_view",
+    "acp_tui.client.agent.agent_client",
+    "acp_tui.client.session.transcript",
+    "acp_tui.ui.transcript.render",
+    "acp_tui.ui.transcript.view",
     "textual.widgets._markdown",
     "hashlib",  # OpenSSL's: a few milliseconds, for the prompt history's file name
 ]
@@ -38,7 +38,7 @@ SCRIPT = """
 import json, sys
 from pathlib import Path
 import acp_tui.cli
-from acp_tui.client.launch import LaunchSpec, demo_agent_command
+from acp_tui.client.agent.launch import LaunchSpec, demo_agent_command
 from acp_tui.config.paths import get_paths
 from acp_tui.ui.app import AcpApp
 

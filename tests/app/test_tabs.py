@@ -10,14 +10,14 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Button, OptionList
 
-from acp_tui.client.slots import SessionSlot
+from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.config.settings import AgentConfig, Settings
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.panel import SessionBrowser
 from acp_tui.ui.dialogs.agent_choice import AgentChoiceDialog
 from acp_tui.ui.dialogs.roots import RootsDialog
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.transcript.view import TranscriptView
 from acp_tui.ui.widgets.chat_pane import ChatPane
 from acp_tui.ui.widgets.queue_view import QueueView
 from acp_tui.ui.widgets.session_tabs import SessionTabs, tab_id

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from textual.command import CommandList
 
-from acp_tui.client.command import AgentCommand
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings, load_settings, save_settings
 from acp_tui.ui.app import AcpApp

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 
-from acp_tui.client.transcript import Transcript
-from acp_tui.ui import transcript_view
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.client.session.transcript import Transcript
+from acp_tui.ui.transcript import view as transcript_view
+from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for
 from tests.app.test_transcript_view import ViewApp, agent
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from acp_tui.client.transcript import Transcript
-from acp_tui.ui.transcript_blocks import BlockRef
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.client.session.transcript import Transcript
+from acp_tui.ui.transcript.blocks import BlockRef
+from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for
 from tests.app.test_transcript_view import ViewApp, agent, chunk, settle, update
 

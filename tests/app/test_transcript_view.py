@@ -13,13 +13,13 @@ from textual.geometry import Offset
 from textual.pilot import Pilot
 from textual.selection import Selection
 
-from acp_tui.client.terminals import TerminalOutput
-from acp_tui.client.transcript import Transcript
+from acp_tui.client.session.transcript import Transcript
+from acp_tui.client.tools.terminals import TerminalOutput
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.terminal import TerminalDialog
-from acp_tui.ui.render import BlockScanner, Piece
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.transcript.render import BlockScanner, Piece
+from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for, wait_for_screen
 
 

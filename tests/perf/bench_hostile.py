@@ -64,14 +64,14 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
     from loop_ticker import Ticker
     from stall_sampler import StallSampler
 
-    from acp_tui.client.command import AgentCommand
-    from acp_tui.client.launch import LaunchSpec
-    from acp_tui.client.transcript import MessageEntry
+    from acp_tui.client.agent.launch import LaunchSpec
+    from acp_tui.client.process.command import AgentCommand
+    from acp_tui.client.session.transcript import MessageEntry
     from acp_tui.ui.app import AcpApp
     from acp_tui.ui.browser.panel import SessionBrowser
     from acp_tui.ui.browser.rows import SessionRows
     from acp_tui.ui.dialogs.permission import PermissionDialog
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.view import TranscriptView
 
     PermissionDialog.QUIET = 0.0
     launch = LaunchSpec(

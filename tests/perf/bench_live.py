@@ -44,11 +44,11 @@ def rss_mb() -> float:
 async def measure(data: Path, project: Path, ids: list[str]) -> dict[str, Any]:
     from bench_sessions import Frames, wait
 
-    from acp_tui.client.command import AgentCommand
-    from acp_tui.client.launch import LaunchSpec
+    from acp_tui.client.agent.launch import LaunchSpec
+    from acp_tui.client.process.command import AgentCommand
     from acp_tui.protocol.methods import SessionInfo
     from acp_tui.ui.app import AcpApp
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.view import TranscriptView
 
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data)]
     launch = LaunchSpec(

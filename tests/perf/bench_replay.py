@@ -41,12 +41,12 @@ async def measure(
     """One measurement; ``agent`` replaces the demo agent's command (its data dir is added)."""
     from bench_sessions import Frames, wait
 
-    from acp_tui.client.command import AgentCommand
-    from acp_tui.client.launch import LaunchSpec
+    from acp_tui.client.agent.launch import LaunchSpec
+    from acp_tui.client.process.command import AgentCommand
     from acp_tui.protocol.methods import SessionInfo
     from acp_tui.ui.app import AcpApp
     from acp_tui.ui.browser.panel import SessionBrowser
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.view import TranscriptView
 
     argv = [*(agent or [sys.executable, "-m", "acp_tui.demo_agent"]), "--data-dir", str(data)]
     launch = LaunchSpec(

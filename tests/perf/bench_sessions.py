@@ -28,8 +28,8 @@ import gen_demo_data
 from textual import events
 from textual.app import App
 
-from acp_tui.client.command import AgentCommand
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import HOME_ENV
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.panel import SessionBrowser

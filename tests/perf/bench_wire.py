@@ -42,12 +42,12 @@ UPDATES = 50_000
 async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, Any]:
     from bench_sessions import Frames, wait
 
-    from acp_tui.client.command import AgentCommand
-    from acp_tui.client.launch import LaunchSpec
-    from acp_tui.client.transcript import MessageEntry
+    from acp_tui.client.agent.launch import LaunchSpec
+    from acp_tui.client.process.command import AgentCommand
+    from acp_tui.client.session.transcript import MessageEntry
     from acp_tui.ui.app import AcpApp
-    from acp_tui.ui.render import warmed_up
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.render import warmed_up
+    from acp_tui.ui.transcript.view import TranscriptView
 
     argv = [sys.executable, str(HERE / "wire_agent.py"), "--chunks", str(updates)]
     argv += ["--stats", str(stats)]

@@ -10,10 +10,10 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from acp_tui.client.transcript import MessageEntry, Transcript
+from acp_tui.client.session.transcript import MessageEntry, Transcript
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
-from acp_tui.ui.render import warmed_up
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.transcript.render import warmed_up
+from acp_tui.ui.transcript.view import TranscriptView
 
 SECTION = """\
 ## Section {n}

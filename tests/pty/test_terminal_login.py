@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.client import watchdog
+from acp_tui.client.process import watchdog
 from tests.reap_helpers import children, wait_for_child, wait_gone
 from tests.terminal import Terminal, acp_tui_argv
 

@@ -31,13 +31,13 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-import acp_tui.client.session_list as session_list
+import acp_tui.client.history.session_list as session_list
 import acp_tui.ui.browser.rows as rows
-from acp_tui.client.agent import connect
-from acp_tui.client.command import AgentCommand
-from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.recorder import SessionRecorder, agent_key_for
-from acp_tui.client.session_list import relative_time
+from acp_tui.client.agent.agent_client import connect
+from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.history.recorder import SessionRecorder, agent_key_for
+from acp_tui.client.history.session_list import relative_time
+from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import HOME_ENV, get_paths
 from acp_tui.config.settings import Settings
 from acp_tui.protocol.content import TextContent

@@ -16,8 +16,8 @@ import anyio
 import pytest
 from textual.pilot import Pilot
 
-from acp_tui.client.command import AgentCommand
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import HOME_ENV
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog

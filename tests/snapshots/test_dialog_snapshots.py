@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from acp_tui.client.terminal_gate import TerminalAsk
+from acp_tui.client.tools.terminal_gate import TerminalAsk
 from acp_tui.config.paths import get_paths
 from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.dialogs.roots import RootsDialog

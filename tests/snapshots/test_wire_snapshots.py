@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from acp_tui.client.wire_log import WireLog
+from acp_tui.client.agent.wire_log import WireLog
 from acp_tui.ui.wire_inspector import WireInspector
 
 SIZE = (110, 34)

@@ -14,7 +14,7 @@ import pytest
 
 from acp_tui import __version__
 from acp_tui.cli import main
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import Settings, settings_to_toml
 from acp_tui.config.strict import validate
@@ -256,7 +256,7 @@ def test_protocol_2_starts_the_demo_agent_speaking_v2(
 def test_a_protocol_version_the_client_cannot_speak_is_refused() -> None:
     from dataclasses import replace
 
-    from acp_tui.client.launch import LaunchError, check_supported, demo_agent_command
+    from acp_tui.client.agent.launch import LaunchError, check_supported, demo_agent_command
 
     spec = LaunchSpec(agent=demo_agent_command(Paths.under(Path("/nowhere"))), cwd=Path("/"))
     check_supported(spec)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from acp_tui.cli import main
-from acp_tui.client.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 
 

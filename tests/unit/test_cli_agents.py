@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from acp_tui.cli import main
-from acp_tui.client.launch import LaunchSpec, agent_choices
+from acp_tui.client.agent.launch import LaunchSpec, agent_choices
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings, load_settings
 

@@ -16,9 +16,9 @@ import anyio
 import pytest
 
 from acp_tui.cli import main
-from acp_tui.client.command import AgentCommand
-from acp_tui.client.launch import LaunchSpec
-from acp_tui.client.recorder import agent_key_for
+from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.history.recorder import agent_key_for
+from acp_tui.client.process.command import AgentCommand
 from acp_tui.commands.listing import parse_duration, relative_time
 from acp_tui.commands.sessions import describe_error
 from acp_tui.config.paths import Paths
@@ -26,8 +26,8 @@ from acp_tui.demo_agent.auth import AUTH_DATA_MESSAGE
 from acp_tui.demo_agent.store import SessionRecord, SessionStore
 from acp_tui.protocol.errors import RpcError
 from acp_tui.store.transcripts import TranscriptCache
-from tests.unit.agent_helpers import WAIT
-from tests.unit.test_client_v2 import demo
+from tests.unit.client.agent.agent_helpers import WAIT
+from tests.unit.client.agent.test_client_v2 import demo
 from tests.unit.test_protocol_timestamps import local_wall_clock
 
 TIMEOUT = 60

@@ -16,7 +16,7 @@ from acp_tui.demo_agent.server import DemoAgent
 from acp_tui.demo_agent.stdio import StdoutStream
 from acp_tui.demo_agent.store import SessionStore
 from acp_tui.demo_agent.v2 import V2Dialect
-from tests.unit.test_client_v2_wire_schema import validate
+from tests.unit.client.agent.test_client_v2_wire_schema import validate
 from tests.unit.test_demo_agent import TIMEOUT, Client, agent, expect_error, kind
 
 V2_INIT = {

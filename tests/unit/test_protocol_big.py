@@ -138,7 +138,7 @@ def test_validating_in_pieces_gives_the_model_and_its_errors(
 def test_a_long_plan_is_validated_in_slices_as_the_model_would(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from acp_tui.client.dialects.v1 import LIST_HOLDERS
+    from acp_tui.client.agent.dialects.v1 import LIST_HOLDERS
 
     monkeypatch.setattr(big, "PIECE", 4)
 

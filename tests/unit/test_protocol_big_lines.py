@@ -78,7 +78,7 @@ async def test_a_big_line_is_decoded_in_a_thread_and_its_size_is_told(
 
 
 async def test_a_big_lines_messages_are_parsed_in_a_thread() -> None:
-    from acp_tui.client.agent import off_loop_if_big
+    from acp_tui.client.agent.agent_client import off_loop_if_big
 
     def where(_: object) -> threading.Thread:
         return threading.current_thread()
@@ -93,7 +93,7 @@ async def test_a_big_lines_messages_are_parsed_in_a_thread() -> None:
 
 
 def test_updates_encoded_off_the_loop_are_what_the_recorder_would_write() -> None:
-    from acp_tui.client import preencoded
+    from acp_tui.client.agent import preencoded
     from acp_tui.protocol.updates import SessionNotification
 
     update = SessionNotification.from_wire(

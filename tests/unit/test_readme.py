@@ -206,7 +206,7 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
     from acp_tui.ui.dialogs.terminal import TerminalDialog
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.chat_pane import ChatPane
     from acp_tui.ui.widgets.find_bar import FindBar
     from acp_tui.ui.widgets.prompt_input import PromptInput

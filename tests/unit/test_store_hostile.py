@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.transcript import NoticeEntry, Transcript
+from acp_tui.client.session.transcript import NoticeEntry, Transcript
 from acp_tui.config.paths import Paths
 from acp_tui.store.transcripts import TranscriptCache
-from tests.unit.agent_helpers import agent_text, demo_spec, make_project
-from tests.unit.workspace_helpers import workspace
+from tests.unit.client.agent.agent_helpers import agent_text, demo_spec, make_project
+from tests.unit.client.workspace.workspace_helpers import workspace
 
 AGENT = '["agent"]'
 SID = "sess-1"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.transcript import (
+from acp_tui.client.session.transcript import (
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,

@@ -24,7 +24,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.dialogs.roots import RootsDialog, RootsResult
-from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, safe_content, sanitize
+from acp_tui.ui.plain_text import LABEL_LIMIT, TEXT_LIMIT, safe_content, sanitize
 from acp_tui.ui.widgets.root_list import RootList
 
 ACTIONS: dict[str, str] = {

@@ -22,11 +22,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, ProgressBar, Static
 
-from acp_tui.client.agent import AgentClient
-from acp_tui.client.runtime import AgentRuntime
-from acp_tui.client.session_list import SessionLister, display_title
-from acp_tui.client.slots import ActionProgress, SessionsChanged, SessionSlot
-from acp_tui.client.workspace import Workspace
+from acp_tui.client.agent.agent_client import AgentClient
+from acp_tui.client.history.session_list import SessionLister, display_title
+from acp_tui.client.workspace.agent_runtime import AgentRuntime
+from acp_tui.client.workspace.slots import ActionProgress, SessionsChanged, SessionSlot
+from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
@@ -34,7 +34,7 @@ from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
 from acp_tui.ui.memory import settle_memory
-from acp_tui.ui.safe_text import TEXT_LIMIT, sanitize
+from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
 
 ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "done"}
 

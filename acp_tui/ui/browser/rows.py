@@ -27,7 +27,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.client.session_list import (
+from acp_tui.client.history.session_list import (
     SessionLister,
     age_text,
     display_title,
@@ -36,7 +36,7 @@ from acp_tui.client.session_list import (
 )
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
-from acp_tui.ui.safe_text import LABEL_LIMIT, more_text, sanitize
+from acp_tui.ui.plain_text import LABEL_LIMIT, more_text, sanitize
 
 STATE_ROW = "state:"
 """Option ids of the state rows start with this (session ids never do)."""

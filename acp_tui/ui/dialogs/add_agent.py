@@ -28,7 +28,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.client.launch import DEMO_AGENT_NAME
+from acp_tui.client.agent.launch import DEMO_AGENT_NAME
 from acp_tui.config.edit import ConfigEditError
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import load_settings
@@ -50,7 +50,7 @@ from acp_tui.ui.dialogs.registry_text import (
     runs_with,
     table_text,
 )
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.plain_text import sanitize
 
 __all__ = ["AddAgentDialog", "AddedAgent"]
 

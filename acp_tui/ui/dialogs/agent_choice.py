@@ -18,9 +18,9 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.client.launch import DEMO_AGENT_NAME
+from acp_tui.client.agent.launch import DEMO_AGENT_NAME
 from acp_tui.config.settings import Settings
-from acp_tui.ui.safe_text import NAME_LIMIT, sanitize
+from acp_tui.ui.plain_text import NAME_LIMIT, sanitize
 
 __all__ = ["CURRENT", "AgentChoiceDialog"]
 

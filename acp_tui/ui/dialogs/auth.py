@@ -18,9 +18,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from acp_tui.client.capabilities import AuthMethodInfo
+from acp_tui.client.agent.capabilities import AuthMethodInfo
 from acp_tui.ui.dialogs.asking import AskingScreen
-from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
+from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
 
 class AuthDialog(AskingScreen[AuthMethodInfo | None]):

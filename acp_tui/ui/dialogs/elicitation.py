@@ -15,9 +15,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from acp_tui.client.elicitation import CANCELLED, DECLINED, Answer, Elicitation
+from acp_tui.client.session.elicitation import CANCELLED, DECLINED, Answer, Elicitation
 from acp_tui.ui.dialogs.asking import AskingScreen
-from acp_tui.ui.safe_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
+from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
 __all__ = ["ElicitationDialog"]
 

@@ -17,10 +17,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
 
-from acp_tui.client.elicitation import Answer
-from acp_tui.client.forms import Form
+from acp_tui.client.session.elicitation import Answer
+from acp_tui.client.session.forms import Form
 from acp_tui.ui.dialogs.elicitation import ElicitationDialog
-from acp_tui.ui.safe_text import TEXT_LIMIT, safe_content
+from acp_tui.ui.plain_text import TEXT_LIMIT, safe_content
 from acp_tui.ui.widgets.form_fields import FieldRow
 
 __all__ = ["ElicitationFormDialog"]

@@ -24,10 +24,10 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from acp_tui.client.browser_url import LinkCheck, check_link
-from acp_tui.client.elicitation import ACCEPTED
+from acp_tui.client.session.browser_url import LinkCheck, check_link
+from acp_tui.client.session.elicitation import ACCEPTED
 from acp_tui.ui.dialogs.elicitation import ElicitationDialog
-from acp_tui.ui.safe_text import TEXT_LIMIT, sanitize
+from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
 
 __all__ = ["ElicitationUrlDialog", "open_in_browser"]
 

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.plain_text import sanitize
 
 
 class ExportDialog(ModalScreen[Path | None]):

@@ -23,14 +23,14 @@ from textual.content import Content
 from textual.events import Key
 from textual.widgets import Button, Static
 
-from acp_tui.client.dialects import PermissionRequestView
+from acp_tui.client.agent.dialects import PermissionRequestView
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
 from acp_tui.ui.dialogs.asking import AskingScreen
-from acp_tui.ui.render import Styles, render_diff
-from acp_tui.ui.safe_text import LABEL_LIMIT, LIST_LIMIT, TEXT_LIMIT, more_text, sanitize
-from acp_tui.ui.transcript_view import TranscriptView
+from acp_tui.ui.plain_text import LABEL_LIMIT, LIST_LIMIT, TEXT_LIMIT, more_text, sanitize
+from acp_tui.ui.transcript.render import Styles, render_diff
+from acp_tui.ui.transcript.view import TranscriptView
 
 OPTIONS_SHOWN = 20
 """The most option buttons shown; an agent offering more has the rest counted (never

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from acp_tui.registry.entries import Kind, RegistryEntry
 from acp_tui.registry.install import AgentPlan, Which, agent_table_toml, describe_kinds
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.plain_text import sanitize
 
 __all__ = ["download_text", "entry_heading", "entry_row", "runs_with", "table_text"]
 

@@ -25,8 +25,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DirectoryTree, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.client.root_choice import absolute_form, validate_roots
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.client.tools.root_choice import absolute_form, validate_roots
+from acp_tui.ui.plain_text import sanitize
 from acp_tui.ui.widgets.root_list import RootList
 from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 

@@ -22,9 +22,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from acp_tui.client.terminal_gate import TerminalAnswer, TerminalAsk
+from acp_tui.client.tools.terminal_gate import TerminalAnswer, TerminalAsk
 from acp_tui.ui.dialogs.asking import AskingScreen
-from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, sanitize
+from acp_tui.ui.plain_text import LABEL_LIMIT, TEXT_LIMIT, sanitize
 
 ITEMS_SHOWN = 50
 """The most arguments (and variables) listed; the rest are counted."""

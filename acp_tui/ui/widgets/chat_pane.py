@@ -26,20 +26,20 @@ from textual.content import Content
 from textual.widgets import Static
 
 from acp_tui.ui.messages import OptionChosen
-from acp_tui.ui.safe_text import NAME_LIMIT, sanitize
+from acp_tui.ui.plain_text import NAME_LIMIT, sanitize
 from acp_tui.ui.startup import StandIn, replace_stand_in
 from acp_tui.ui.widgets.find_bar import FindBar
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
 
 if TYPE_CHECKING:
-    from acp_tui.client.launch import LaunchSpec
-    from acp_tui.client.slots import SessionSlot
-    from acp_tui.client.transcript import Change
-    from acp_tui.client.workspace import Workspace
+    from acp_tui.client.agent.launch import LaunchSpec
+    from acp_tui.client.session.transcript import Change
+    from acp_tui.client.workspace.slots import SessionSlot
+    from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.store.history import PromptHistory
     from acp_tui.ui.startup import Core
-    from acp_tui.ui.transcript_view import TranscriptView
+    from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.session_options import SessionOptions
 
 __all__ = ["STATE_LABELS", "ChatPane"]

@@ -19,8 +19,8 @@ from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.client.mentions import filter_paths, mention_for
-from acp_tui.ui.safe_text import LABEL_LIMIT, LIST_LIMIT, NAME_LIMIT, safe_content, sanitize
+from acp_tui.client.tools.mentions import filter_paths, mention_for
+from acp_tui.ui.plain_text import LABEL_LIMIT, LIST_LIMIT, NAME_LIMIT, safe_content, sanitize
 
 if TYPE_CHECKING:
     from acp_tui.protocol.updates import AvailableCommand

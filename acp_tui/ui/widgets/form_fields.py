@@ -1,7 +1,7 @@
 """Provides FieldRow: one field of an elicitation form, with its label, input and error.
 
-The input follows the field's kind (`acp_tui.client.forms`): a text line for text, numbers and
-fields of an unknown type, a checkbox for yes/no, a drop-down for a single choice, a list of
+The input follows the field's kind (`acp_tui.client.session.forms`): a text line for text, numbers
+and fields of an unknown type, a checkbox for yes/no, a drop-down for a single choice, a list of
 checkboxes for a multiple choice. Everything shown comes from the agent, so it is sanitised and
 literal (never markup). The row checks its own value (`check`) and shows the error under it.
 """
@@ -15,8 +15,8 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from acp_tui.client.forms import FormField, Raw
-from acp_tui.ui.safe_text import LABEL_LIMIT, TEXT_LIMIT, safe_content, sanitize
+from acp_tui.client.session.forms import FormField, Raw
+from acp_tui.ui.plain_text import LABEL_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
 __all__ = ["FieldRow"]
 

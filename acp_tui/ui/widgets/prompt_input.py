@@ -5,7 +5,7 @@ and Ctrl+J insert a newline. Up on the first line and down on the last one walk 
 prompt history, and going past the newest entry gives back the draft. ``/`` at the start of the
 prompt completes the agent's commands; ``@`` completes files under the session's roots, listed by
 a thread worker. ``@path`` mentions are turned into attachments when the prompt is sent (see
-`acp_tui.client.prompt`); a pasted path to an image file becomes such a mention.
+`acp_tui.client.session.prompt_blocks`); a pasted path to an image file becomes such a mention.
 
 PageUp/PageDown and Ctrl+Home/End are the transcript's (the pane's keys) unless the draft is
 taller than the editor: then they move in the draft, where paging is useful; a draft that fits
@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import TextArea
 
-from acp_tui.client.mentions import (
+from acp_tui.client.tools.mentions import (
     display_path,
     list_files,
     mention_for,
@@ -34,7 +34,7 @@ from acp_tui.client.mentions import (
     resolve_mentions,
 )
 from acp_tui.store.history import HistoryBrowser, PromptHistory
-from acp_tui.ui.safe_text import NAME_LIMIT, safe_content
+from acp_tui.ui.plain_text import NAME_LIMIT, safe_content
 from acp_tui.ui.widgets.completion import (
     Choice,
     CompletionList,
@@ -47,8 +47,8 @@ from acp_tui.ui.widgets.completion import (
 )
 
 if TYPE_CHECKING:
-    from acp_tui.client.session import LiveSession
-    from acp_tui.client.transcript import Change
+    from acp_tui.client.session.live_session import LiveSession
+    from acp_tui.client.session.transcript import Change
 
 PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ files"
 

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.plain_text import sanitize
 
 __all__ = ["QueueView"]
 

@@ -22,8 +22,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DirectoryTree, Input
 
-from acp_tui.client.root_choice import Completion, complete_directory
-from acp_tui.ui.safe_text import safe_text
+from acp_tui.client.tools.root_choice import Completion, complete_directory
+from acp_tui.ui.plain_text import safe_text
 
 DEFAULT_LIMIT = 500
 """The most directories RootTree shows in one folder."""

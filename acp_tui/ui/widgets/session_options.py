@@ -21,14 +21,14 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Label, Select, Static, Switch
 
-from acp_tui.client.transcript import Change, Transcript, Usage
+from acp_tui.client.session.transcript import Change, Transcript, Usage
 from acp_tui.protocol.session_config import (
     SessionConfigBoolean,
     SessionConfigSelect,
     SessionConfigSelectGroup,
 )
 from acp_tui.ui.messages import OptionChosen
-from acp_tui.ui.safe_text import sanitize
+from acp_tui.ui.plain_text import sanitize
 
 MODE_KEY = "mode"
 """The key of the legacy ``modes`` picker; config options are keyed ``config:<id>``."""

@@ -13,9 +13,9 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import Tab, Tabs
 
-from acp_tui.client.slots import SessionSlot
+from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.ui.messages import TabChosen
-from acp_tui.ui.safe_text import NAME_LIMIT, sanitize
+from acp_tui.ui.plain_text import NAME_LIMIT, sanitize
 
 __all__ = ["SessionTabs", "slot_of_tab", "tab_id", "tab_label"]
 

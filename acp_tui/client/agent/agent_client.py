@@ -1,0 +1,533 @@
+"""Provides AgentClient: a launched ACP agent, initialized, with typed calls for every method.
+
+``async with connect(launch) as client:`` spawns the agent in its own process group, wraps its
+stdio in one JSON-RPC connection, runs ``initialize`` within a bounded wait, and on exit closes
+every live session and shuts the process group down. Calls are gated on what the agent
+advertised (:class:`Unsupported` names the missing capability before anything is sent), and a
+dead agent surfaces as :class:`AgentExited` with its exit code and last stderr lines.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+from anyio.abc import TaskGroup
+from pydantic import ValidationError
+
+from acp_tui import __version__
+from acp_tui.client.agent import preencoded
+from acp_tui.client.agent.calls import SessionCalls, TurnWaiter
+from acp_tui.client.agent.capabilities import Capabilities
+from acp_tui.client.agent.coalesce import ChunkRun, text_chunk
+from acp_tui.client.agent.dialects import Dialect, dialect_for
+from acp_tui.client.agent.dialects.events import (
+    AgentTerminalChanged,
+    Event,
+    MessageReplaced,
+    ToolContentAppended,
+    TurnStateChanged,
+    apply_event,
+)
+from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
+from acp_tui.client.listeners import Listeners
+from acp_tui.client.process.agent_process import AgentProcess, spawn_agent
+from acp_tui.client.session.elicitation import (
+    Elicitation,
+    ElicitationHandler,
+    UrlQuestions,
+    cancel_elicitation,
+    check_request,
+)
+from acp_tui.client.session.live_session import LiveSession, PermissionHandler, refuse_permission
+from acp_tui.client.tools.terminal_gate import TerminalPolicy
+from acp_tui.config.paths import Paths, get_paths
+from acp_tui.protocol.base import WireModel
+from acp_tui.protocol.big import quiet_gc
+from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
+from acp_tui.protocol.client_methods import CompleteElicitationNotification
+from acp_tui.protocol.connection import (
+    BIG_LINE,
+    Connection,
+    Tap,
+    describe_validation_error,
+    line_bytes,
+)
+from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
+from acp_tui.protocol.updates import SessionUpdate, update_classes
+from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
+
+log = logging.getLogger(__name__)
+
+CLIENT_INFO = Implementation(name="acp-tui", title="acp-tui", version=__version__)
+
+_R = TypeVar("_R", bound=WireModel)
+_T = TypeVar("_T")
+
+UpdateListener = Callable[[str, SessionUpdate], object]
+"""Sees every `session/update` of every session, as ``(session_id, update)``."""
+
+EARLY_SESSIONS = 8
+EARLY_UPDATES = 256
+"""Bounds of the updates kept for sessions not registered yet (see ``early_updates``)."""
+
+
+def warm_up_updates(dialect: Dialect) -> None:
+    """Build the validators and serializers of session updates (call it in a worker thread).
+
+    The models build their schemas on first use (``defer_build``): 20 to 60 ms for the
+    notification, a few more for each kind of update the recorder encodes, which would
+    otherwise stall the event loop at the first updates of the first reply or replay.
+    """
+    sample = {
+        "sessionId": "warm-up",
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "warm-up",
+            "content": {"type": "text", "text": ""},
+        },
+    }
+    try:
+        dialect.parse_update(sample)
+    except ValidationError:  # only a warm-up: the real updates will say
+        log.debug("warming the update models up failed", exc_info=True)
+    for kind in update_classes():
+        kind.model_rebuild()
+
+
+class MalformedResponse(AgentError):
+    """The agent answered a request with a result that does not fit the protocol."""
+
+
+def client_capabilities() -> ClientCapabilities:
+    """What acp-tui serves, honestly: fs, terminals, terminal login, boolean config options,
+    elicitation forms and URLs.
+
+    ``_meta["terminal-auth"]`` is the older way agents (claude-agent-acp, opencode, kimi) ask
+    whether a client runs terminal logins; without it some offer no terminal login at all.
+    """
+    return ClientCapabilities.model_validate(
+        {
+            "fs": {"readTextFile": True, "writeTextFile": True},
+            "terminal": True,
+            "auth": {"terminal": True},
+            "session": {"configOptions": {"boolean": {}}},
+            "elicitation": {"form": {}, "url": {}},
+            "_meta": {"terminal-auth": True},
+        }
+    )
+
+
+async def off_loop_if_big(parse: Callable[[Any], _T], params: Any) -> _T:
+    """``parse(params)``, in a worker thread when the message came in a big line (200,000 plan
+    entries take seconds to validate: the app must not freeze meanwhile)."""
+    if line_bytes.get() > BIG_LINE:
+        return await anyio.to_thread.run_sync(quietly, parse, params)
+    return parse(params)
+
+
+def quietly(parse: Callable[[Any], _T], params: Any) -> _T:
+    """``parse(params)`` with the collector paused (see ``acp_tui.protocol.big.quiet_gc``)."""
+    with quiet_gc():
+        return parse(params)
+
+
+class AgentClient(SessionCalls):
+    """One connected agent. Build it with :func:`connect`."""
+
+    def __init__(
+        self,
+        launch: LaunchSpec,
+        process: AgentProcess,
+        *,
+        permission_handler: PermissionHandler = refuse_permission,
+        elicitation_handler: ElicitationHandler = cancel_elicitation,
+        tap: Tap | None = None,
+        terminal_policy: TerminalPolicy | None = None,
+    ) -> None:
+        self.launch = launch
+        self.process = process
+        self.permission_handler = permission_handler
+        self.elicitation_handler = elicitation_handler
+        self.url_questions = UrlQuestions()
+        """URL elicitations being asked (`elicitation/complete` finds them by id)."""
+        self.terminal_policy = terminal_policy or TerminalPolicy()
+        """Which agent commands run, with which env (the Workspace's follows the settings)."""
+        self.connection = Connection(
+            process.stdout,
+            process.stdin,
+            on_request=self._on_request,
+            on_notification=self._on_notification,
+            name="agent",
+        )
+        self.connection.on_drain = self.apply_held
+        self.connection.on_notification_now = self._notification_now
+        self.connection.tap = tap
+        self._held = ChunkRun()
+        """Text chunks of one message held back to be applied as one (see ``coalesce``)."""
+        self.sessions: dict[str, LiveSession] = {}
+        self.mcp_servers = launch.mcp_servers
+        self.dialect: Dialect = dialect_for(1, client_capabilities())
+        """How the negotiated protocol version spells every call (set by ``initialize``)."""
+        self.turns: dict[str, TurnWaiter] = {}
+        self.early_updates: dict[str, list[Event]] = {}
+        """Updates for a session id not registered yet: an agent may send some (commands) right
+        after its `session/new` reply, before the awaiting call has registered the session."""
+        self.gone: dict[str, None] = {}
+        """Sessions this client closed or let go (oldest first): whatever the agent still sends
+        for them is dropped, neither kept as early updates nor shown anywhere."""
+        self.updates: Listeners[[str, SessionUpdate]] = Listeners("session update listener")
+        """Every update of every session, after the session's transcript has it (see
+        ``subscribe``)."""
+        self.own_turn_ends: Listeners[[str, str | None]] = Listeners("turn end listener")
+        """A turn the agent started by itself (v2) ended: session id, stop reason. The end of
+        a prompted turn is the prompt's answer instead."""
+        self.capabilities = Capabilities(protocol_version=launch.protocol_version)
+        self.initialize_result: WireModel | None = None
+        """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
+        self.exited = anyio.Event()
+        self.ending = False
+        """Its owner ended the connection on purpose (a stop or a restart): a call that fails
+        from now on fails with an :class:`AgentExited` marked ``deliberate``."""
+        self.task_group: TaskGroup | None = None
+
+    # -- wire --------------------------------------------------------------------------------
+
+    async def run_connection(self) -> None:
+        """Read from the agent until it goes away; then give the exit code to pending calls."""
+        await self.connection.run()
+        with anyio.move_on_after(2):
+            await self.process.exited.wait()
+        self.connection.close(str(self.process.exit_error()))
+        self.exited.set()
+
+    async def _exit_error(self, context: str) -> AgentError:
+        with anyio.move_on_after(2):
+            await self.process.exited.wait()
+        error = self.process.exit_error(context)
+        error.deliberate = self.ending
+        return error
+
+    async def request_raw(self, method: str, params: WireModel | None) -> tuple[Any, int]:
+        """Send a typed request; the result as decoded JSON, with the size of its line."""
+        try:
+            return await self.connection.request_sized(
+                method, None if params is None else params.to_wire()
+            )
+        except ConnectionClosed:
+            raise await self._exit_error(f"during {method}") from None
+
+    async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
+        """Send a typed request and parse the typed result."""
+        raw, size = await self.request_raw(method, params)
+        try:
+            if size > BIG_LINE:  # e.g. 100,000 sessions in one page
+                return await anyio.to_thread.run_sync(quietly, result.from_wire, raw)
+            return result.from_wire(raw)
+        except ValidationError as exc:
+            raise MalformedResponse(
+                f"the agent's answer to {method} does not fit the protocol: "
+                f"{describe_validation_error(exc)}"
+            ) from exc
+
+    async def notify(self, method: str, params: WireModel) -> None:
+        try:
+            await self.connection.notify(method, params.to_wire())
+        except ConnectionClosed:
+            raise await self._exit_error(f"sending {method}") from None
+
+    # -- initialize ----------------------------------------------------------------------------
+
+    async def initialize(self, within: float) -> Capabilities:
+        """Offer the launch's protocol version and go on with the one the agent answers.
+
+        The answer must be a version this client speaks and not above the offer (v2 is opt-in):
+        offered 2 and answered 1 goes on in v1, and ``capabilities.protocol_version`` says so.
+        Anything else is :class:`ProtocolMismatch`.
+        """
+        offered = self.launch.protocol_version
+        params = dialect_for(offered, client_capabilities()).initialize_request(CLIENT_INFO)
+        try:
+            with anyio.fail_after(within):
+                raw = await self.connection.request("initialize", params.to_wire())
+        except TimeoutError:
+            raise InitializeTimeout(within, self.process.stderr_tail()) from None
+        except ConnectionClosed:
+            raise await self._exit_error("before answering initialize") from None
+        if not isinstance(raw, dict) or "protocolVersion" not in raw:
+            raise MalformedResponse(
+                "the agent's initialize answer does not fit the protocol: "
+                f"expected an object with a protocolVersion, got {str(raw)[:200]!r}"
+            )
+        version = raw["protocolVersion"]
+        acceptable = tuple(v for v in SUPPORTED_PROTOCOLS if v <= offered)
+        # bool is an int to Python (True == 1), never a protocol version on the wire.
+        if isinstance(version, bool) or version not in acceptable:
+            raise ProtocolMismatch(offered, version, acceptable)
+        dialect = dialect_for(version, client_capabilities())
+        try:
+            result, capabilities = dialect.parse_initialize(raw)
+        except ValidationError as exc:
+            raise MalformedResponse(
+                f"the agent's initialize answer does not fit the protocol: "
+                f"{describe_validation_error(exc)}"
+            ) from exc
+        if version != offered:
+            log.info("offered ACP protocol %s, going on with %s", offered, version)
+        self.dialect = dialect
+        self.initialize_result = result
+        self.capabilities = capabilities
+        return self.capabilities
+
+    def subscribe(self, listener: UpdateListener, *, first: bool = False) -> Callable[[], None]:
+        """Call ``listener(session_id, update)`` for every update; returns the unsubscriber.
+
+        ``first`` serves it before every other listener (the recorder); a listener that raises
+        is logged and stops neither the others nor the read loop.
+        """
+        return self.updates.subscribe(listener, first=first)
+
+    # -- incoming ------------------------------------------------------------------------------
+
+    def _session_for(self, params: Any) -> LiveSession:
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(session_id, str):
+            raise RpcError.invalid_params("sessionId is required")
+        session = self.sessions.get(session_id)
+        if session is None or session.closed:
+            raise RpcError.not_found(f"No live session {session_id!r} in this client")
+        return session
+
+    async def _on_request(self, method: str, params: Any) -> Any:
+        if method == "session/request_permission":
+            request = await off_loop_if_big(self.dialect.permission_request, params)
+            session = self.sessions.get(request.session_id)
+            if session is None or session.closed:
+                log.warning(
+                    "permission request for unknown session %s: cancelled", request.session_id
+                )
+                return {"outcome": {"outcome": "cancelled"}}
+            return await session.ask_permission(self.permission_handler, request)
+        if method == "elicitation/create":
+            return await self.elicit(params)
+        if not self.dialect.serves_client_methods:
+            raise RpcError.method_not_found(method)
+        if method == "fs/read_text_file":
+            return await self._session_for(params).read_text_file(params)
+        if method == "fs/write_text_file":
+            return await self._session_for(params).write_text_file(params)
+        if method.startswith("terminal/"):
+            session = self._session_for(params)
+            return await session.handle_terminal(method, params, self.terminal_policy)
+        raise RpcError.method_not_found(method)
+
+    async def elicit(self, params: Any) -> dict[str, Any]:
+        """`elicitation/create`: ask the user through the elicitation handler.
+
+        A session-scoped question for a session this client does not have open is refused with
+        -32002 (resource not found), as every other session request is; what this client cannot
+        ask (an unknown mode, a form without a schema...) with -32602.
+        """
+        request, form = check_request(params)
+        elicitation = Elicitation(request, request.session_id, form=form)
+        session = None
+        if request.session_id is not None:
+            session = self._session_for(params)
+            if request.tool_call_id:
+                entry = session.transcript.tool_call(request.tool_call_id)
+                elicitation.tool_title = entry.title if entry is not None else None
+        else:
+            elicitation.during = self.connection.pending_method(request.request_id)
+        with self.url_questions.asking(elicitation):
+            if session is not None:
+                answer = await session.ask_elicitation(self.elicitation_handler, elicitation)
+            else:
+                answer = await self.elicitation_handler(elicitation)
+        return answer.to_wire()
+
+    def elicitation_complete(self, params: Any) -> None:
+        """`elicitation/complete`: the URL elicitation it names is done (see `UrlQuestions`)."""
+        try:
+            note = CompleteElicitationNotification.model_validate(params)
+        except ValidationError as exc:
+            log.warning(
+                "skipping a malformed elicitation/complete: %s", describe_validation_error(exc)
+            )
+            return
+        self.url_questions.complete(note.elicitation_id)
+
+    def _notification_now(self, method: str, params: Any) -> bool:
+        """A notification of a line that is not big, in the read loop's step: everything but
+        `elicitation/complete` and unknown methods is handled here (no coroutine per line)."""
+        if method != "session/update":
+            return False
+        chunk = text_chunk(params)
+        if chunk is not None:
+            key, text = chunk
+            if not self._held.add(key, text, params):
+                self.apply_held()
+                self._held.add(key, text, params)
+            return True
+        self.apply_held()
+        self._apply_update(params)
+        return True
+
+    async def _on_notification(self, method: str, params: Any) -> None:
+        if method == "session/update" and line_bytes.get() <= BIG_LINE:
+            self._notification_now(method, params)
+            return
+        self.apply_held()
+        if method == "elicitation/complete":
+            self.elicitation_complete(params)
+            return
+        if method != "session/update":
+            log.debug("ignoring notification %s", method)
+            return
+        # A big line: parsed in a worker thread, the loop keeps going.
+        try:
+            session_id, events = await off_loop_if_big(self._parse_update, params)
+        except ValidationError as exc:
+            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
+            return
+        self._apply_events(session_id, events)
+
+    def apply_held(self) -> None:
+        """Apply the text chunks held back, joined (the connection calls this when the
+        notifications read so far must take effect)."""
+        params = self._held.take()
+        if params is not None:
+            self._apply_update(params)
+
+    def _apply_update(self, params: Any) -> None:
+        try:
+            session_id, events = self._parse_update(params)
+        except ValidationError as exc:
+            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
+            return
+        self._apply_events(session_id, events)
+
+    def _apply_events(self, session_id: str, events: list[Event]) -> None:
+        for event in events:
+            session = self.sessions.get(session_id)
+            if isinstance(event, TurnStateChanged):
+                if session is not None:
+                    self._turn_state(session, event)
+                continue
+            updates: list[SessionUpdate] = []
+            if session is not None:
+                updates = apply_event(session.transcript, event)
+            elif session_id in self.gone:
+                log.debug("dropping an update for %s, a session let go", session_id)
+                return
+            else:
+                self._keep_early(session_id, event)
+                neutral = MessageReplaced | ToolContentAppended | AgentTerminalChanged
+                if not isinstance(event, neutral):
+                    updates = [event]
+            for update in updates:
+                self.updates.emit(session_id, update)
+            preencoded.drop((event, *updates))
+
+    def _parse_update(self, params: Any) -> tuple[str, list[Event]]:
+        """Parse a ``session/update``; in a worker thread (a big line), also encode its updates
+        for the recorder there."""
+        session_id, events = self.dialect.parse_update(params)
+        if line_bytes.get() > BIG_LINE:
+            preencoded.encode_all(events)
+        return session_id, list(events)
+
+    def _turn_state(self, session: LiveSession, event: TurnStateChanged) -> None:
+        """A v2 ``state_update``: idle ends the prompt waiting for it (or a background turn)."""
+        transcript = session.transcript
+        if event.state == "idle":
+            # Popped: an ``idle`` after this one (the agent may start a turn of its own at once,
+            # before the prompt's caller resumes) ends that turn, not the prompt's again.
+            waiter = self.turns.pop(session.session_id, None)
+            if waiter is not None:
+                waiter.stop_reason = event.stop_reason
+                waiter.done.set()
+            elif transcript.state != "idle":
+                transcript.end_turn(event.stop_reason)
+                self.own_turn_ends.emit(session.session_id, event.stop_reason)
+        elif event.state == "running":
+            transcript.set_state("running")
+        elif event.state == "requires_action":
+            transcript.set_state("requires_action")
+        else:
+            log.debug("ignoring unknown turn state %r", event.state)
+
+    def _keep_early(self, session_id: str, update: Event) -> None:
+        early = self.early_updates.get(session_id)
+        if early is None:
+            if len(self.early_updates) >= EARLY_SESSIONS:
+                del self.early_updates[next(iter(self.early_updates))]
+            early = self.early_updates[session_id] = []
+        if len(early) < EARLY_UPDATES:
+            early.append(update)
+
+    # -- shutdown --------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        for session in list(self.sessions.values()):
+            await session.aclose()
+
+
+@asynccontextmanager
+async def connect(
+    launch: LaunchSpec,
+    *,
+    permission_handler: PermissionHandler = refuse_permission,
+    elicitation_handler: ElicitationHandler = cancel_elicitation,
+    terminal_policy: TerminalPolicy | None = None,
+    paths: Paths | None = None,
+    init_timeout: float = 30.0,
+    tap: Tap | None = None,
+) -> AsyncIterator[AgentClient]:
+    """Launch the agent, initialize it, and yield the client; shut everything down on exit.
+
+    ``tap`` sees every line of the wire from `initialize` on (see ``Connection.tap``).
+    """
+    paths = paths or get_paths()
+    async with spawn_agent(launch.agent, log_dir=paths.log_dir) as process:
+        client = AgentClient(
+            launch,
+            process,
+            permission_handler=permission_handler,
+            elicitation_handler=elicitation_handler,
+            tap=tap,
+            terminal_policy=terminal_policy,
+        )
+        # Raised after the task group is left, so callers get the error itself (AgentExited,
+        # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
+        failure: Exception | None = None
+        async with anyio.create_task_group() as tg:
+            client.task_group = tg
+            tg.start_soon(client.run_connection)
+            try:
+                await client.initialize(init_timeout)
+                tg.start_soon(_warm_up, client.dialect)
+                yield client
+                client.ending = True  # left without an error: the owner is done with it
+            except Exception as exc:
+                failure = exc
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await client.aclose()
+                tg.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+
+
+async def _warm_up(dialect: Dialect) -> None:
+    await anyio.to_thread.run_sync(warm_up_updates, dialect, abandon_on_cancel=True)
+
+
+def absolute_dirs(dirs: Sequence[Path | str]) -> list[str]:
+    """Paths as the wire wants them: absolute strings, order kept."""
+    return [str(Path(d)) for d in dirs]
