@@ -315,21 +315,22 @@ def response_times(records: Iterable[WireRecord]) -> dict[int, float]:
 
 
 class WireLogFile:
-    """Appends wire records as JSON lines to a file (flushed at most every half second)."""
+    """Appends wire records as JSON lines to a file, each written through as it goes.
 
-    FLUSH_EVERY = 0.5
+    The file is unbuffered: each record is one write of one whole line, so ``tail -f`` follows
+    it, and the last lines before a hang or a crash are in the file (a buffer would keep them).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._handle: IO[bytes] | None = None
-        self._flushed = 0.0
         self.failed: str | None = None
 
     def open(self) -> None:
         """Open (append) now, so a path that cannot be written is said at start."""
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = self.path.open("ab")
+            self._handle = self.path.open("ab", buffering=0)
 
     def write(self, record: WireRecord, agent: str) -> None:
         if self.failed is not None:
@@ -338,18 +339,8 @@ class WireLogFile:
             self.open()
             assert self._handle is not None
             self._handle.write(record.log_line(agent))
-            if record.at - self._flushed >= self.FLUSH_EVERY:
-                self._handle.flush()
-                self._flushed = record.at
         except OSError as exc:
             self.failed = str(exc)
-
-    def flush(self) -> None:
-        if self._handle is not None:
-            try:
-                self._handle.flush()
-            except OSError as exc:
-                self.failed = str(exc)
 
     def close(self) -> None:
         if self._handle is not None:

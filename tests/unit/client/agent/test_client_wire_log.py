@@ -145,6 +145,19 @@ def test_a_huge_line_is_summarised_from_its_ends_and_cut_for_reading() -> None:
     assert reply.summary() == ("response", "", 4)
 
 
+def test_each_line_is_in_the_file_as_soon_as_it_is_logged(tmp_path: Path) -> None:
+    """``tail -f`` follows the file, and the last lines before a hang are in it."""
+    path = tmp_path / "wire.jsonl"
+    out = WireLogFile(path)
+    log = WireLog("demo", file=out)
+    for n in range(3):
+        log.tap("send", raw({"jsonrpc": "2.0", "id": n, "method": "session/prompt"}))
+        written = path.read_text().splitlines()  # read beside it, never closed nor flushed
+        assert len(written) == n + 1
+        assert json.loads(written[-1])["message"]["id"] == n
+    out.close()
+
+
 def test_the_log_file_gets_json_lines_masked(tmp_path: Path) -> None:
     path = tmp_path / "wire.jsonl"
     out = WireLogFile(path)
