@@ -16,6 +16,7 @@ from pathlib import Path
 
 from acp_tui import __version__
 from acp_tui.client.agent.launch import LaunchError, agent_choices, check_supported, resolve_launch
+from acp_tui.client.safe_text import sanitize
 from acp_tui.commands.usage import (
     Parser,
     UsageError,
@@ -60,15 +61,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run `acp-tui` with `argv` (default: `sys.argv[1:]`) and return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     subcommand = SUBCOMMANDS.get(args[0]) if args else None
-    prog = f"{PROG} {args[0]}" if subcommand is not None else PROG
+    if subcommand is None:
+        return _reporting_errors(PROG, lambda: _chat(args))
+    from acp_tui.commands.safe_output import safe_output
+
+    with safe_output():  # a headless command prints what others wrote: shown, never obeyed
+        return _reporting_errors(f"{PROG} {args[0]}", lambda: subcommand(args[1:]))
+
+
+def _reporting_errors(prog: str, run: Callable[[], int]) -> int:
+    """``run()``'s exit status, with the errors every command reports the same way."""
     try:
-        if subcommand is not None:
-            return subcommand(args[1:])
-        return _chat(args)
+        return run()
     except UsageError as exc:
         return report_usage_error(prog, exc)
     except LaunchError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {sanitize(str(exc))}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # argparse's --help and --version
         return exit_status(exc)
@@ -219,7 +227,7 @@ def _load_and_warn(config_file: Path) -> LoadedSettings:
     """Load the settings, printing each problem as a warning; bad settings never stop us."""
     loaded = load_settings(config_file)
     for problem in loaded.problems:
-        print(f"{PROG}: warning: {problem}", file=sys.stderr)
+        print(f"{PROG}: warning: {sanitize(problem)}", file=sys.stderr)
     if loaded.problems:
         print(f"{PROG}: warning: using default settings until this is fixed", file=sys.stderr)
     return loaded

@@ -40,7 +40,7 @@ __all__ = ["RegistryCommandError", "add_from_registry", "search", "upgrade", "vi
 WHICH: Which = shutil.which
 """How launchers are looked up on PATH (the tests replace it)."""
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class RegistryCommandError(Exception):
@@ -48,7 +48,8 @@ class RegistryCommandError(Exception):
 
 
 def visible(text: str) -> str:
-    """`text` from the registry with control characters (escape sequences) made harmless."""
+    """`text` from the registry with control characters (escape sequences) and bidi controls
+    made harmless (shown as "\N{REPLACEMENT CHARACTER}")."""
     return _CONTROL.sub("\N{REPLACEMENT CHARACTER}", text)
 
 
