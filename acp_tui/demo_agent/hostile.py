@@ -7,7 +7,11 @@ message text, error messages and data, the usage currency) is ``HOSTILE_TEXTS[NA
 paths the agent works with and every other value are left alone, so the protocol still works: a
 client must show these strings literally, never run their markup or send their escapes to the
 terminal.
-The tests feed this one table to every surface of the app.
+
+What only a client's wire inspector shows gets the text too: right after its ``initialize``
+reply, the agent sends a notification whose method is the text, a request whose id and method
+are the text (a client answers it with an error that carries the id back), and the text as a line
+that is not JSON. The tests feed this one table to every surface of the app.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 
 from anyio.abc import ByteSendStream
 
-__all__ = ["HOSTILE_TEXTS", "HostileOutput", "poison"]
+__all__ = ["HOSTILE_TEXTS", "HostileOutput", "poison", "wire_lines"]
 
 HOSTILE_TEXTS: dict[str, str] = {
     # Textual markup with actions: a click on the text would run them.
@@ -71,6 +75,28 @@ def poison(value: Any, text: str) -> Any:
     return result
 
 
+def wire_lines(text: str) -> list[bytes]:
+    """The lines sent after the ``initialize`` reply: ``text`` as a method, as an id, as a line.
+
+    The line that is not JSON is ``text`` on one line (its line ends as spaces), encoded as it
+    is: a lone surrogate becomes bytes that are not UTF-8, as a broken agent would write them.
+    """
+    notification = {"jsonrpc": "2.0", "method": text, "params": {}}
+    request = {"jsonrpc": "2.0", "id": text, "method": text, "params": {}}
+    raw = text.replace("\r", " ").replace("\n", " ").encode("utf-8", "surrogatepass")
+    return [_encode(notification), _encode(request), raw]
+
+
+def _encode(message: Any) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+def _initialized(message: Any) -> bool:
+    """Whether ``message`` is the reply to ``initialize``."""
+    result = message.get("result") if isinstance(message, dict) else None
+    return isinstance(result, dict) and "protocolVersion" in result
+
+
 class HostileOutput(ByteSendStream):
     """Wraps the agent's output: each JSON-RPC line written is poisoned with ``text`` first."""
 
@@ -86,7 +112,9 @@ class HostileOutput(ByteSendStream):
             except ValueError:
                 lines.append(line)  # not JSON (the `malformed` keyword): as it is
                 continue
-            lines.append(json.dumps(poison(message, self.text), separators=(",", ":")).encode())
+            lines.append(_encode(poison(message, self.text)))
+            if _initialized(message):
+                lines.extend(wire_lines(self.text))
         await self.output.send(b"".join(line + b"\n" for line in lines))
 
     async def aclose(self) -> None:

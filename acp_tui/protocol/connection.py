@@ -372,7 +372,7 @@ class Connection:
                     if now(method, decoded.get("params")):
                         return True
                 except Exception:
-                    log.exception("%s: notification handler for %s failed", self.name, method)
+                    log.exception("%s: notification handler for %r failed", self.name, method)
                     return True
         self._pending_decoded = decoded
         return False
@@ -380,7 +380,8 @@ class Connection:
     def _skip_line(self, line: bytes) -> None:
         self.skipped_lines += 1
         preview = line[:200].decode("utf-8", "replace")
-        log.warning("%s sent a line that is not JSON, skipped: %s", self.name, preview)
+        # The agent's text, logged with %r (its controls escaped): a log may reach a terminal.
+        log.warning("%s sent a line that is not JSON, skipped: %r", self.name, preview)
 
     async def _handle_line(self, line: bytes, tg: TaskGroup) -> None:
         size = len(line)
@@ -408,7 +409,7 @@ class Connection:
                 try:
                     await self.on_notification(method, decoded.get("params"))
                 except Exception:
-                    log.exception("%s: notification handler for %s failed", self.name, method)
+                    log.exception("%s: notification handler for %r failed", self.name, method)
                 return
         batch = decoded if isinstance(decoded, list) and decoded else [decoded]
         token = line_bytes.set(size) if big else None
@@ -467,7 +468,7 @@ class Connection:
         try:
             await self.on_notification(message.method, message.params)
         except Exception:
-            log.exception("%s: notification handler for %s failed", self.name, message.method)
+            log.exception("%s: notification handler for %r failed", self.name, message.method)
 
     async def _serve_request(self, message: Request) -> None:
         key = id_key(message.id)
@@ -483,7 +484,7 @@ class Connection:
             except ValidationError as exc:
                 reply["error"] = RpcError.invalid_params(describe_validation_error(exc)).to_wire()
             except Exception as exc:
-                log.exception("%s: handler for %s failed", self.name, message.method)
+                log.exception("%s: handler for %r failed", self.name, message.method)
                 reply["error"] = RpcError.internal(str(exc) or type(exc).__name__).to_wire()
             finally:
                 self._incoming.pop(key, None)
@@ -495,6 +496,6 @@ class Connection:
         try:
             await self._send_quietly(reply)
         except (TypeError, ValueError) as exc:  # a result or error data that is not JSON
-            log.exception("%s: reply to %s is not JSON-serialisable", self.name, message.method)
+            log.exception("%s: reply to %r is not JSON-serialisable", self.name, message.method)
             error = RpcError.internal(f"reply is not JSON-serialisable: {exc}")
             await self._send_quietly({"jsonrpc": "2.0", "id": message.id, "error": error.to_wire()})

@@ -36,6 +36,7 @@ class Client:
         self.init: dict[str, Any] = {}
         self.updates: list[dict[str, Any]] = []  # session/update params, in arrival order
         self.requests: list[tuple[str, Any]] = []
+        self.notified: list[str] = []  # every notification's method
         self.permission: str | None = "allow-once"  # None answers "cancelled"
         self.hold_permission = False  # never answer: the agent must abandon the request
         self.abandoned = anyio.Event()
@@ -47,6 +48,7 @@ class Client:
         self._changed = anyio.Event()
 
     async def on_notification(self, method: str, params: Any) -> None:
+        self.notified.append(method)
         if method == "session/update":
             self.updates.append(params)
             self._poke()
@@ -809,6 +811,10 @@ async def test_hostile_mode_replaces_every_display_string(data_dir: Path) -> Non
     async with agent(data_dir, "--hostile", "osc52") as client:
         assert client.init["agentInfo"]["title"] == hostile
         assert client.init["agentInfo"]["version"] != hostile
+        # What only a wire inspector shows: a method, an id, a line that is not JSON.
+        await client.wait_for(lambda: (hostile, {}) in client.requests)
+        await client.wait_for(lambda: hostile in client.notified)
+        assert client.conn.skipped_lines == 1
         sid = await client.new()
         assert await client.prompt(sid, "plan diff permission") == "end_turn"
         updates = client.of(sid)
