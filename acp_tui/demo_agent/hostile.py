@@ -3,10 +3,11 @@
 ``python -m acp_tui.demo_agent --hostile NAME`` rewrites everything the agent writes so that
 each display string (agent and session titles, auth method, command, mode and option names,
 descriptions and hints, permission option names, tool call titles and locations, plan entries,
-message text, error messages and data, the usage currency) is ``HOSTILE_TEXTS[NAME]``. Ids,
-paths the agent works with and every other value are left alone, so the protocol still works: a
-client must show these strings literally, never run their markup or send their escapes to the
-terminal.
+message text, error messages and data, the usage currency, and in a form: its title and
+description, each field's title and description, a text field's default and the values of an
+``enum``, which a client shows as their own labels) is ``HOSTILE_TEXTS[NAME]``. Ids, paths the
+agent works with and every other value are left alone, so the protocol still works: a client must
+show these strings literally, never run their markup or send their escapes to the terminal.
 
 What only a client's wire inspector shows gets the text too: right after its ``initialize``
 reply, the agent sends a notification whose method is the text, a request whose id and method
@@ -65,6 +66,8 @@ def poison(value: Any, text: str) -> Any:
             result[key] = text  # a text content block
         elif key == "content" and "priority" in value and isinstance(item, str):
             result[key] = text  # a plan entry
+        elif key == "requestedSchema" and isinstance(item, dict):
+            result[key] = _poison_form(item, text)
         elif key == "locations" and isinstance(item, list):
             result[key] = [
                 {**location, "path": text} if isinstance(location, dict) else location
@@ -73,6 +76,49 @@ def poison(value: Any, text: str) -> Any:
         else:
             result[key] = poison(item, text)
     return result
+
+
+def _poison_form(schema: dict[str, Any], text: str) -> dict[str, Any]:
+    """A form's ``requestedSchema`` poisoned: titles and descriptions as everywhere, and what a
+    client shows of a field beyond them (`_poison_field`)."""
+    result: dict[str, Any] = poison(schema, text)
+    properties = result.get("properties")
+    if isinstance(properties, dict):
+        result["properties"] = {
+            name: _poison_field(field, text) for name, field in properties.items()
+        }
+    return result
+
+
+def _poison_field(field: Any, text: str) -> Any:
+    """A text field's default becomes ``text``; each value of an ``enum`` (its own label) becomes
+    ``text`` and a number, so that they stay distinct, and a default among them follows."""
+    if not isinstance(field, dict):
+        return field
+    result = dict(field)
+    items = result.get("items")
+    default = result.get("default")
+    if isinstance(items, dict) and isinstance(items.get("enum"), list):  # a multiple choice
+        renamed = _numbered(items["enum"], text)
+        result["items"] = {**items, "enum": _renamed(items["enum"], renamed)}
+        if isinstance(default, list):
+            result["default"] = _renamed(default, renamed)
+    elif isinstance(result.get("enum"), list):  # a single choice
+        renamed = _numbered(result["enum"], text)
+        result["enum"] = _renamed(result["enum"], renamed)
+        if isinstance(default, str):
+            result["default"] = renamed.get(default, default)
+    elif result.get("type") == "string" and "oneOf" not in result and isinstance(default, str):
+        result["default"] = text
+    return result
+
+
+def _numbered(values: list[Any], text: str) -> dict[str, str]:
+    return {v: f"{text} {i}" for i, v in enumerate(values, 1) if isinstance(v, str)}
+
+
+def _renamed(values: list[Any], renamed: dict[str, str]) -> list[Any]:
+    return [renamed.get(v, v) if isinstance(v, str) else v for v in values]
 
 
 def wire_lines(text: str) -> list[bytes]:

@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Button, OptionList, Static
 
 from acp_tui.client.errors import AgentError
-from acp_tui.client.safe_text import sanitize
+from acp_tui.client.safe_text import one_line, sanitize
 from acp_tui.client.slots import Notice
 from acp_tui.client.wire_log import WireRecord
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS
@@ -34,10 +34,13 @@ from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.rows import row_content
 from acp_tui.ui.dialogs.auth import AuthDialog
+from acp_tui.ui.dialogs.elicitation import ElicitationDialog
+from acp_tui.ui.dialogs.elicitation_form import ElicitationFormDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
 from acp_tui.ui.dialogs.roots import RootsDialog
 from acp_tui.ui.toasts import PlainToasts
 from acp_tui.ui.widgets.completion import CompletionList
+from acp_tui.ui.widgets.form_fields import FieldRow
 from acp_tui.ui.wire_inspector import WireInspector
 from tests.app.helpers import wait_for, wait_for_screen
 
@@ -237,6 +240,40 @@ async def test_hostile_methods_ids_and_lines_are_shown_literally_in_the_wire_ins
             await wait_for(pilot, lambda record=record: screen.selected is record)
             await pilot.pause()
             assert_shown_safely(app, text)
+        assert app.is_running
+        assert app.return_code is None
+        assert not screenshots
+
+
+@HOSTILE
+async def test_hostile_form_strings_and_defaults_are_shown_literally(
+    make_app: Callable[..., AcpApp],
+    name: str,
+    screenshots: list[tuple[Any, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A form from the hostile agent: titles, descriptions, enum labels and a text field's
+    default (which the text field holds, to be sent) are literal, their controls visible."""
+    text = HOSTILE_TEXTS[name]
+    monkeypatch.setattr(ElicitationDialog, "GRACE", 0.0)
+    app = make_app("--hostile", name)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"ask", "enter")
+        dialog = await wait_for_screen(pilot, ElicitationFormDialog)
+        await wait_for(pilot, lambda: dialog.accepting and bool(dialog.query(FieldRow)))
+        await pilot.pause()
+        assert_shown_safely(app, text)
+        rows = {row.field.name: row for row in dialog.query(FieldRow)}
+        assert rows["name"].value == one_line(text)  # the default, as shown and sent
+        # The enum values are their own labels: open the drop-down.
+        rows["license"].control.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: rows["license"].control.has_class("-expanded"))
+        await pilot.pause()
+        assert_shown_safely(app, text)
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: app.session is not None and not app.session.prompt_pending)
         assert app.is_running
         assert app.return_code is None
         assert not screenshots

@@ -808,7 +808,8 @@ async def test_hostile_mode_replaces_every_display_string(data_dir: Path) -> Non
     from acp_tui.demo_agent.hostile import HOSTILE_TEXTS
 
     hostile = HOSTILE_TEXTS["osc52"]
-    async with agent(data_dir, "--hostile", "osc52") as client:
+    caps = {**FULL_CAPS, "elicitation": {"form": {}}}
+    async with agent(data_dir, "--hostile", "osc52", caps=caps) as client:
         assert client.init["agentInfo"]["title"] == hostile
         assert client.init["agentInfo"]["version"] != hostile
         # What only a wire inspector shows: a method, an id, a line that is not JSON.
@@ -831,6 +832,16 @@ async def test_hostile_mode_replaces_every_display_string(data_dir: Path) -> Non
         assert asked["options"][0]["optionId"] == "allow-once"  # ids intact
         listed = await client.call("session/list", {})
         assert {s["title"] for s in listed["sessions"]} == {hostile}
+        # A form: what a client shows of its fields, defaults and enum values (labels) too.
+        assert await client.prompt(sid, "ask") == "end_turn"
+        [(_, asked)] = [r for r in client.requests if r[0] == "elicitation/create"]
+        fields = asked["requestedSchema"]["properties"]
+        assert {f["title"] for f in fields.values()} == {hostile}
+        assert fields["name"]["default"] == hostile
+        assert fields["license"]["enum"] == [f"{hostile} {i}" for i in (1, 2, 3)]
+        assert fields["platforms"]["items"]["enum"][0] == f"{hostile} 1"
+        assert fields["platforms"]["default"] == [f"{hostile} 1"]  # still one of them
+        assert fields["style"]["default"] == "ruff"  # a oneOf's values are ids: left alone
         error = await expect_error(client, ErrorCode.METHOD_NOT_FOUND, "no/such", {})
         assert error.message == hostile
 
