@@ -372,7 +372,7 @@ class Connection:
                     if now(method, decoded.get("params")):
                         return True
                 except Exception:
-                    log.exception("%s: notification handler for %s failed", self.name, method)
+                    log.exception("%s: notification handler for %r failed", self.name, method)
                     return True
         self._pending_decoded = decoded
         return False
@@ -380,7 +380,8 @@ class Connection:
     def _skip_line(self, line: bytes) -> None:
         self.skipped_lines += 1
         preview = line[:200].decode("utf-8", "replace")
-        log.warning("%s sent a line that is not JSON, skipped: %s", self.name, preview)
+        # The agent's text, logged with %r (its controls escaped): a log may reach a terminal.
+        log.warning("%s sent a line that is not JSON, skipped: %r", self.name, preview)
 
     async def _handle_line(self, line: bytes, tg: TaskGroup) -> None:
         size = len(line)
@@ -408,7 +409,7 @@ class Connection:
                 try:
                     await self.on_notification(method, decoded.get("params"))
                 except Exception:
-                    log.exception("%s: notification handler for %s failed", self.name, method)
+                    log.exception("%s: notification handler for %r failed", self.name, method)
                 return
         token = line_bytes.set(size) if big else None
         try:
@@ -546,7 +547,7 @@ class Connection:
         try:
             await self.on_notification(message.method, message.params)
         except Exception:
-            log.exception("%s: notification handler for %s failed", self.name, message.method)
+            log.exception("%s: notification handler for %r failed", self.name, message.method)
 
     async def _serve_request(self, message: Request) -> None:
         reply = await self._answer(message)
@@ -572,7 +573,7 @@ class Connection:
             except ValidationError as exc:
                 reply["error"] = RpcError.invalid_params(describe_validation_error(exc)).to_wire()
             except Exception as exc:
-                log.exception("%s: handler for %s failed", self.name, message.method)
+                log.exception("%s: handler for %r failed", self.name, message.method)
                 reply["error"] = RpcError.internal(str(exc) or type(exc).__name__).to_wire()
             finally:
                 self._incoming.pop(key, None)
@@ -585,6 +586,6 @@ class Connection:
 
     def _unserialisable(self, reply: dict[str, Any], method: str, exc: Exception) -> dict[str, Any]:
         """The error that replaces a reply whose result or error data is not JSON."""
-        log.error("%s: reply to %s is not JSON-serialisable: %s", self.name, method, exc)
+        log.error("%s: reply to %r is not JSON-serialisable: %s", self.name, method, exc)
         error = RpcError.internal(f"reply is not JSON-serialisable: {exc}")
         return {"jsonrpc": "2.0", "id": reply.get("id"), "error": error.to_wire()}

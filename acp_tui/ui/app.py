@@ -276,12 +276,19 @@ def run_app(launch: LaunchSpec) -> int:
     """Run the app until the user quits; the return value is the process exit status.
 
     SIGTERM, SIGHUP and SIGINT quit it as Ctrl+Q does, with status 128 + the signal's number.
+    An unexpected error ends it with Textual's ``return_code`` (1), its details in a file that
+    stderr names (`acp_tui.ui.crash`).
     """
     from acp_tui.client.process.exit_signals import exit_signals  # stdlib only, small
+    from acp_tui.ui.crash import CrashReport
 
     app = AcpApp(launch)
+    crash = CrashReport(app.paths.log_dir)
+    app.error_console = crash.console
     with exit_signals(lambda status: app.exit(status)) as signals:
         result = app.run()
     if signals.status is not None:
         return signals.status
+    if app.return_code:
+        return crash.exit_status(app.return_code)
     return result if isinstance(result, int) else 0

@@ -14,6 +14,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
 
+from acp_tui.client.safe_text import sanitize
 from acp_tui.client.session.elicitation import Answer, Elicitation, check_request
 from acp_tui.client.session.transcript import MessageEntry
 from acp_tui.demo_agent.asking import ASK_SCHEMA, URL
@@ -432,8 +433,8 @@ async def test_hostile_questions_are_shown_literally(
     name: str, screenshots: list[tuple[Any, ...]]
 ) -> None:
     """The demo's form and URL questions as its ``--hostile`` mode sends them (every message,
-    title and description replaced), shown without an agent: literal, controls made visible,
-    nothing run by a click."""
+    title, description, text default and enum value replaced), shown without an agent: literal,
+    controls made visible, nothing run by a click."""
     text = HOSTILE_TEXTS[name]
     form_params = {"sessionId": "s", "mode": "form", "message": "m", "requestedSchema": ASK_SCHEMA}
     url_params = {"sessionId": "s", "mode": "url", "message": "m", "elicitationId": "e", "url": URL}
@@ -450,6 +451,14 @@ async def test_hostile_questions_are_shown_literally(
             await wait_for(pilot, lambda dialog=dialog: dialog.accepting)
             await pilot.pause()
             assert_shown_safely(app, text)
+            if isinstance(dialog, ElicitationFormDialog):
+                # A text field's default: shown with its controls made visible, and that is
+                # what is sent unless edited; a note says so when it differs from the agent's.
+                field = row(dialog, "name")
+                shown = sanitize(text).replace("\t", "␉").replace("\n", "␊")
+                assert field.value == shown
+                assert dialog.form.defaults()["name"] == shown
+                assert bool(field.query(".field-note")) == (shown != text)
             message = dialog.query_one(".elicit-message")
             await pilot.click(message, offset=(2, 0))  # its markup, if parsed, would act
             assert app.screen is dialog

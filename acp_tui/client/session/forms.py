@@ -11,6 +11,13 @@ elicitations use.
 
 What is omitted: an optional text or choice left empty, an optional multiple choice with nothing
 chosen. A yes/no field always has a value and is always sent.
+
+A text field's default is what is sent if the user does not edit it, so it is shown exactly as it
+will be sent: the agent's default with its control and bidi characters, tabs and line ends made
+visible (`one_line`), never the raw characters (they would reach the terminal: an OSC 52 sets
+the clipboard as soon as the form shows). When that changed the agent's default, the field says
+so (`FormField.default_changed`): the user sees the value that will go, and may edit it. Sending
+the agent's raw default instead would send something other than what is shown.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Literal
 
+from acp_tui.client.safe_text import one_line
 from acp_tui.protocol.elicitation import (
     BooleanPropertySchema,
     ElicitationSchema,
@@ -119,7 +127,10 @@ class FormField:
     required: bool = False
     choices: tuple[Choice, ...] = ()
     default: Raw = None
-    """What the widget starts with (text for the typed fields)."""
+    """What the widget starts with (text for the typed fields), and is sent if not edited."""
+    default_changed: bool = False
+    """The agent's text default had characters that cannot be shown as they are: ``default`` is
+    it with them made visible (symbols such as ␛), and that is what is sent if not edited."""
 
     @property
     def title(self) -> str:
@@ -308,7 +319,11 @@ def form_field(name: str, schema: PropertySchema, required: bool) -> FormField:
         if choices or schema.enum is not None or schema.one_of is not None:
             default = schema.default if schema.default in values else None
             return FormField(name, "choice", schema, required, choices, default)
-        return FormField(name, "text", schema, required, default=schema.default or "")
+        given = schema.default or ""
+        shown = one_line(given)
+        return FormField(
+            name, "text", schema, required, default=shown, default_changed=shown != given
+        )
     if isinstance(schema, IntegerPropertySchema):
         return FormField(name, "integer", schema, required, default=_number_text(schema.default))
     if isinstance(schema, NumberPropertySchema):

@@ -224,6 +224,26 @@ def test_defaults_fill_the_form_and_titles_descriptions_show() -> None:
     assert valid_for_request(ASK_SCHEMA, content)
 
 
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        ("plain [b]text[/b]", "plain [b]text[/b]"),  # nothing to change: sent as given
+        ("\x1b]52;c;aGFja2Vk\x07copied?", "␛]52;c;aGFja2Vk␇copied?"),
+        ("evil\u202egpj.exe", "evil⟨U+202E⟩gpj.exe"),
+        ("two\nlines\tand a tab", "two␊lines␉and a tab"),  # one line, as a text field holds
+    ],
+)
+def test_a_text_default_is_what_is_shown_and_sent(given: str, shown: str) -> None:
+    """Never the raw characters (they would reach the terminal), never a value other than the
+    one shown: the default as shown is what is sent, and the field says when it differs."""
+    schema = one_field({"type": "string", "default": given})
+    (field,) = Form.of(ElicitationSchema.from_wire(schema)).fields
+    assert field.default == shown
+    assert field.default_changed == (shown != given)
+    content, errors = Form.of(ElicitationSchema.from_wire(schema)).answer({})
+    assert (content, errors) == ({"f": shown}, {})
+
+
 def test_a_schema_that_does_not_fit_never_fails_the_form() -> None:
     schema = {
         "type": "object",
