@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from acp_tui.commands.usage import UsageError
+from acp_tui.commands.usage import UsageError, tell
 from acp_tui.config.edit import ConfigEditError
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import AgentConfig, Settings, load_settings
@@ -252,6 +252,7 @@ def _install(plan: AgentPlan, make_default: bool, *, replace_existing: bool) -> 
             replace_existing=replace_existing,
             make_default=make_default,
             progress=progress,
+            tell=tell,
         )
     except (DownloadError, InstallError) as exc:
         raise RegistryCommandError(f"{exc}; nothing was changed") from None

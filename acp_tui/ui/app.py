@@ -180,7 +180,7 @@ class AcpApp(PlainToasts):
         if theme.name == self.saved_theme:
             return
         self.saved_theme = theme.name
-        problem = save_theme_choice(theme.name, self.paths.config_file)
+        problem = save_theme_choice(theme.name, self.paths.config_file, tell=self.notify)
         if problem is not None:
             self.notify(f"Theme not saved: {problem}", severity="warning", markup=False)
 

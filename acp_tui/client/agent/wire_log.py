@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from acp_tui.config.secrets import MASK, mask_url, secret_name
 from acp_tui.protocol.connection import decode_line
 
 __all__ = ["MASK", "WireLog", "WireLogFile", "WireRecord", "mask_secrets", "response_times"]
@@ -28,7 +29,6 @@ __all__ = ["MASK", "WireLog", "WireLogFile", "WireRecord", "mask_secrets", "resp
 Direction = Literal["send", "recv"]
 Kind = Literal["request", "notification", "response", "error", "invalid"]
 
-MASK = "••••••"
 MAX_RECORDS = 5_000
 MAX_BYTES = 64 * 1024 * 1024
 HUGE = 1024 * 1024
@@ -36,31 +36,33 @@ HUGE = 1024 * 1024
 ends); the detail decodes them on demand."""
 
 _SECRET_CONTAINERS = frozenset({"env", "headers"})
-_SECRET_NAME = re.compile(
-    r"(?i)(token|secret|password|passwd|api[-_]?key|authorization|credential|cookie)"
-)
 _HINT = re.compile(
-    rb'(?i)"(env|headers)"|token|secret|passw|api[-_]?key|authoriz|credential|cookie'
+    rb'(?i)"(env|headers)"|token|secret|passw|pwd|api[-_]?key|[-_]key"|key"|auth|credential|cookie'
+    rb"|bearer|sig|://[^\"/?#]*@|\?[^\"]*="
 )
+"""A line holds nothing to mask unless it matches (checked on the raw bytes, before decoding):
+a secret's name, a container of secrets, or a URL with user info or a query."""
 _METHOD = re.compile(rb'"method"\s*:\s*"((?:[^"\\]|\\.){0,200})"')
 _ID = re.compile(rb'"id"\s*:\s*(-?\d{1,30}|"(?:[^"\\]|\\.){0,200}"|null)')
 _HAS = re.compile(rb'"(result|error|method)"\s*:')
 
 
-def mask_secrets(value: Any, *, _key: str = "") -> Any:
-    """A copy of ``value`` with secret values replaced by ``MASK`` (see the module doc)."""
+def mask_secrets(value: Any) -> Any:
+    """A copy of ``value`` with secret values replaced by ``MASK``: every value in an ``env`` or
+    ``headers`` field, every value (a string, a number or a whole object) of a field named like
+    a secret, and the user info and secret query values of URLs (`acp_tui.config.secrets`)."""
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if key in _SECRET_CONTAINERS:
+            if key in _SECRET_CONTAINERS or (isinstance(key, str) and secret_name(key)):
                 out[key] = _mask_all(item)
-            elif isinstance(item, str) and _SECRET_NAME.search(key):
-                out[key] = MASK
             else:
-                out[key] = mask_secrets(item, _key=key)
+                out[key] = mask_secrets(item)
         return out
     if isinstance(value, list):
-        return [mask_secrets(item, _key=_key) for item in value]
+        return [mask_secrets(item) for item in value]
+    if isinstance(value, str) and "://" in value:
+        return mask_url(value)
     return value
 
 

@@ -81,6 +81,37 @@ def test_secret_values_are_masked_and_names_kept(message: Any, names: list[str])
     assert message == json.loads(json.dumps(message))  # the original is untouched
 
 
+NESTED_SECRETS = {
+    "jsonrpc": "2.0",
+    "id": 9,
+    "result": {
+        "credentials": {"user": "me", "pass": "hunter2"},
+        "_meta": {"apiKey": 4242424242, "clientSecret": ["hunter2"]},
+        "usage": {"inputTokens": 1234, "maxTokens": 5678},
+        "mcp": {"url": "https://me:hunter2@mcp.example/sse?token=hunter2&room=7"},
+    },
+}
+
+
+def test_secret_named_objects_and_numbers_and_url_credentials_are_masked() -> None:
+    for text in (
+        json.dumps(mask_secrets(NESTED_SECRETS)),
+        WireRecord(1, 0.0, 0.0, "recv", raw(NESTED_SECRETS)).log_line("a").decode(),
+        WireRecord(2, 0.0, 0.0, "recv", raw(NESTED_SECRETS)).full_text(),
+    ):
+        assert "hunter2" not in text
+        assert "4242424242" not in text
+        assert "1234" in text  # usage counts are not tokens
+        assert "5678" in text
+        assert "mcp.example/sse" in text
+        assert "room=7" in text
+
+
+def test_a_url_alone_is_enough_to_mask_the_line() -> None:
+    message = {"jsonrpc": "2.0", "method": "x", "params": {"u": "https://me:hunter2@h.example"}}
+    assert "hunter2" not in WireRecord(1, 0.0, 0.0, "send", raw(message)).log_line("a").decode()
+
+
 @pytest.mark.parametrize("message", [MCP_NEW, AUTH_METHODS])
 def test_what_is_shown_copied_and_logged_is_masked(message: Any) -> None:
     record = WireRecord(1, 0.0, 0.0, "send", raw(message))
