@@ -17,7 +17,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 from acp_tui.client.safe_text import sanitize
 from acp_tui.client.session.elicitation import Answer, Elicitation, check_request
 from acp_tui.client.session.transcript import MessageEntry
-from acp_tui.demo_agent.asking import ASK_SCHEMA, URL
+from acp_tui.demo_agent.asking import ASK_SCHEMA, SLOW_DEFAULT, URL
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, poison
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs import elicitation_url
@@ -146,6 +146,41 @@ async def test_a_required_field_left_empty_is_not_sent(
         await pilot.press("escape")
         await turn_over(pilot, app)
         assert answers(sent) == [{"action": "cancel"}]
+
+
+async def test_the_count_of_fields_to_fix_follows_the_fields_fixed(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await start(pilot, app, "ask")
+        dialog = await form(pilot)
+        await pilot.press("ctrl+s")
+        problem = dialog.query_one("#elicit-problem", Static)
+        await wait_for(pilot, lambda: str(problem.content) == "2 fields to fix first.")
+        row(dialog, "email").control.focus()
+        await pilot.press(*"ana@example.com", "tab")
+        await wait_for(pilot, lambda: str(problem.content) == "1 field to fix first.")
+        select = row(dialog, "license").control
+        assert isinstance(select, Select)
+        select.value = "MIT"
+        await wait_for(pilot, lambda: problem.has_class("-none"))
+
+
+@PROTOCOLS
+async def test_a_pattern_made_to_backtrack_does_not_hold_the_form(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    """The agent's pattern would take a minute on the default: it is given up on in a fraction
+    of a second, off the event loop, and the default goes (the agent checks what it gets)."""
+    app = make_app(protocol=protocol)
+    async with app.run_test(size=(100, 30)) as pilot:
+        sent = await start(pilot, app, "ask-slow")
+        await form(pilot)
+        await pilot.press("ctrl+s")
+        await turn_over(pilot, app)
+        (answer,) = answers(sent)
+        assert answer == {"action": "accept", "content": {"code": SLOW_DEFAULT}}
 
 
 @PROTOCOLS

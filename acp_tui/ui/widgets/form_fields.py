@@ -118,12 +118,6 @@ class FieldRow(Vertical):
         assert isinstance(control, Input)
         return control.value
 
-    def check(self) -> str | None:
-        """Check the value and show the error (or none); returns the error."""
-        _value, error = self.field.check(self.value)
-        self.show_error(error)
-        return error
-
     def show_error(self, error: str | None) -> None:
         self.error = error
         note = self.query_one(".field-error", Static)

@@ -346,3 +346,16 @@ def test_the_host_shown_is_where_the_browser_goes() -> None:
     assert url_host("https://github.com@evil.example/login") == "evil.example"
     assert url_host("https://bücher.example/") == "bücher.example (xn--bcher-kva.example)"
     assert url_host("mailto:someone") is None
+
+
+def test_a_pattern_that_takes_too_long_is_given_up_and_not_applied_again() -> None:
+    from acp_tui.client.session import forms
+
+    slow = "^(a|aa)+$"  # about a minute on this text for Python's own engine
+    assert forms.pattern_problem(slow, "a" * 40 + "!") is None  # given up: not applied
+    assert slow in forms._too_slow
+    assert forms.pattern_problem(slow, "b") is None  # never tried again
+    assert (
+        forms.pattern_problem("^[A-Z]+-[0-9]+$", "abc") == "must match the pattern ^[A-Z]+-[0-9]+$"
+    )
+    assert forms.pattern_problem("^[A-Z]+-[0-9]+$", "ABC-12") is None
