@@ -16,6 +16,7 @@ from pathlib import Path
 
 from acp_tui import __version__
 from acp_tui.client.agent.launch import LaunchError, agent_choices, check_supported, resolve_launch
+from acp_tui.client.log_file import LOG_NAME
 from acp_tui.client.safe_text import sanitize
 from acp_tui.commands.usage import (
     Parser,
@@ -54,6 +55,8 @@ agent. '-a demo' always means the demo agent.
 
 subcommands: {subcommands} (see '{prog} SUBCOMMAND --help').
 To open a directory named like a subcommand, write ./NAME.
+
+Warnings and errors are logged to {log}
 """
 
 
@@ -63,9 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     subcommand = SUBCOMMANDS.get(args[0]) if args else None
     if subcommand is None:
         return _reporting_errors(PROG, lambda: _chat(args))
+    from acp_tui.client.log_file import LogFile
     from acp_tui.commands.safe_output import safe_output
 
-    with safe_output():  # a headless command prints what others wrote: shown, never obeyed
+    # A headless command prints what others wrote: shown, never obeyed; its warnings go to
+    # stderr and to the log file.
+    with safe_output(), LogFile(get_paths().log_dir, to_stderr=True):
         return _reporting_errors(f"{PROG} {args[0]}", lambda: subcommand(args[1:]))
 
 
@@ -92,7 +98,11 @@ def _chat_parser() -> Parser:
         usage=USAGE,
         description="A terminal client for the Agent Client Protocol (ACP).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_CHAT_EPILOG.format(prog=PROG, subcommands=", ".join(sorted(SUBCOMMANDS))),
+        epilog=_CHAT_EPILOG.format(
+            prog=PROG,
+            subcommands=", ".join(sorted(SUBCOMMANDS)),
+            log=sanitize(str(get_paths().log_dir / LOG_NAME)),
+        ),
     )
     parser.add_argument(
         "dir", nargs="?", metavar="DIR", help="the session's working directory (default: .)"

@@ -31,8 +31,10 @@ WIDTH = 120
 class CrashReport:
     """Collects what Textual reports of a fatal error; `exit_status` writes it out."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, log_file: Path | None = None) -> None:
         self.log_dir = log_dir
+        self.log_file = log_file
+        """The run's log (its warnings before the crash), named beside the details."""
         self.buffer = io.StringIO()
         self.console = Console(
             file=self.buffer, markup=False, highlight=False, color_system=None, width=WIDTH
@@ -65,6 +67,8 @@ class CrashReport:
             print(details, file=out)
             return return_code
         print(f"{head}; the details are in {sanitize(str(path))}", file=out)
+        if self.log_file is not None:
+            print(f"acp-tui: the log of this run is {sanitize(str(self.log_file))}", file=out)
         return return_code
 
     def write(self, details: str) -> Path:

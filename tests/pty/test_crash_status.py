@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+from acp_tui.client.log_file import LOG_NAME
 from acp_tui.config.paths import Paths
 from tests.terminal import Terminal
 
@@ -49,6 +50,7 @@ def test_an_uncaught_error_exits_non_zero_and_names_the_file_with_its_details(
     report = Path(said.group(1).decode())
     assert report.parent == acp_home.log_dir
     details = report.read_text()
+    assert f"acp-tui: the log of this run is {acp_home.log_dir / LOG_NAME}".encode() in output
     assert "RuntimeError" in details
     assert "a bug put in on purpose ␛]0;pwned" in details  # kept, its controls made visible
     # Neither the report nor anything else wrote the error's escape to the terminal.
