@@ -39,7 +39,7 @@ from acp_tui.registry.first_run import should_offer_registry
 PROG = "acp-tui"
 USAGE = (
     f"{PROG} [DIR] [-a NAME | -- COMMAND ARGS...] [--add-dir DIR]... [-c | --session ID] "
-    "[--protocol {{1,2}}] [--wire-log FILE] "
+    "[--protocol {1,2}] [--wire-log FILE] "
     "[--version] [-h]"
 )
 

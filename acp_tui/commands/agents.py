@@ -48,7 +48,7 @@ ADD_USAGE = (
 _EPILOG = """\
 examples:
   acp-tui agents add my-agent -- my-agent --acp --verbose
-  acp-tui agents add claude --default --env LOG=debug -- npx @zed-industries/claude-code-acp
+  acp-tui agents add claude --default --env LOG=debug -- npx @agentclientprotocol/claude-agent-acp
   acp-tui agents remove my-agent
   acp-tui agents search gemini
   acp-tui agents add --from-registry gemini
