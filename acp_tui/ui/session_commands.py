@@ -177,7 +177,7 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
         else:
             app.notify(f"Exported to {path}", markup=False)
 
-    app.push_screen(ExportDialog(default, cwd=cwd), callback=save)
+    app.push_screen(ExportDialog(default, cwd=cwd, own_folder=exports), callback=save)
 
 
 def new_session_with_roots(

@@ -76,6 +76,33 @@ class Host(App[int]):
     pass
 
 
+async def test_the_default_export_works_on_a_fresh_install(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    """Ctrl+S then Enter: acp-tui's own exports folder does not exist yet; it is made."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        session = app.session
+        assert session is not None
+        await pilot.press(*"hello export", "enter")
+        await wait_for(
+            pilot, lambda: session.transcript.state == "idle" and len(session.transcript) >= 2
+        )
+        assert app.slot is not None
+        exports = app.slot.agent.paths.data_dir / "exports"
+        assert not exports.exists()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportDialog))
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        await wait_for(pilot, lambda: ready(dialog))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: exports.is_dir() and any(exports.iterdir()))
+        (written,) = exports.iterdir()
+        assert "hello export" in written.read_text()
+
+
 async def test_relative_path_is_resolved_against_cwd(tmp_path: Path) -> None:
     app = Host()
     async with app.run_test() as pilot:

@@ -47,10 +47,13 @@ class ExportDialog(ModalScreen[Path | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     AUTO_FOCUS = "#export-path"
 
-    def __init__(self, default_path: Path, *, cwd: Path) -> None:
+    def __init__(self, default_path: Path, *, cwd: Path, own_folder: Path | None = None) -> None:
         super().__init__()
         self.default_path = default_path
         self.cwd = cwd
+        self.own_folder = own_folder
+        """acp-tui's own exports folder: made when a file is saved in it (a fresh install has
+        none yet); any other folder must exist."""
         self.confirming: Path | None = None
         """The existing file the user was asked about; a second Save overwrites it."""
 
@@ -92,7 +95,7 @@ class ExportDialog(ModalScreen[Path | None]):
         if path.is_dir():
             self.show_message(f"{path} is a folder: enter a file name.", "error")
             return
-        if not path.parent.is_dir():
+        if not path.parent.is_dir() and path.parent != self.own_folder:
             self.show_message(f"The folder {path.parent} does not exist.", "error")
             return
         if path.exists() and self.confirming != path:
