@@ -103,6 +103,21 @@ async def test_bad_entries_are_not_added_and_say_why(places: Path) -> None:
         assert "empty path" in message(dialog)
 
 
+async def test_enter_with_nothing_typed_opens_the_session(places: Path) -> None:
+    """A new session without extra roots is Ctrl+N, Enter (it took about ten Tabs)."""
+    app = Host()
+    async with app.run_test(size=(130, 42)) as pilot:
+        dialog = RootsDialog(places / "proj", supported=True)
+        results = await open_dialog(pilot, dialog)
+        assert dialog.query_one(Input).has_focus
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(results))
+        result = results[0]
+        assert result is not None
+        assert result.roots == ()
+        assert not result.proceed_without
+
+
 async def test_tab_completes_the_folder_name(places: Path) -> None:
     (places / "docs-old").mkdir()
     app = Host()

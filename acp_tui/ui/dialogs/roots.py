@@ -31,8 +31,8 @@ from acp_tui.ui.widgets.root_list import RootList
 from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 
 HELP = (
-    "Tab completes, Enter adds. Tree: Enter copies a folder above, a adds it, Backspace goes "
-    "up. List: Ctrl+↑/↓ move, Delete removes."
+    "Tab completes, Enter adds (with nothing typed: opens the session). Tree: Enter copies a "
+    "folder above, a adds it, Backspace goes up. List: Ctrl+↑/↓ move, Delete removes."
 )
 
 
@@ -215,6 +215,13 @@ class RootsDialog(ModalScreen[RootsResult | None]):
     def add_entry(self, raw: str) -> bool:
         """Add what the user typed or picked, in its absolute form, unless it is refused."""
         raw = raw.strip()
+        if not raw:
+            self.show_message(
+                "Not added: an empty path names no folder. Type one (Tab completes it), or "
+                "press Enter with nothing typed to open the session.",
+                error=True,
+            )
+            return False
         entries = self.entries
         check = validate_roots([*entries, raw], self.cwd)
         reason = check.problem_at(len(entries))
@@ -230,6 +237,14 @@ class RootsDialog(ModalScreen[RootsResult | None]):
     # -- events ----------------------------------------------------------------------------------
 
     @on(PathInput.Submitted, "#roots-path")
+    def enter_in_path(self) -> None:
+        """Enter adds what is typed; with nothing typed it opens the session (no extra roots
+        to add, or all added already: the dialog needs no trip to its button)."""
+        if self.query_one(PathInput).value == "":
+            self.confirm()
+        else:
+            self.add_typed()
+
     @on(Button.Pressed, "#roots-add")
     def add_typed(self) -> None:
         path_input = self.query_one(PathInput)
