@@ -270,33 +270,27 @@ async def _serve(server: Server, sock: socket.socket, served: Served) -> int:
         status.append(code)
         stop.set()
 
+    from acp_tui.serve.opener import BrowserOpener
+
+    opener = BrowserOpener()
     with exit_signals(request_exit):
-        await server.start(sock)
-        url = _url(sock, served.token)
-        print(f"acp-tui is served at {url}", flush=True)
-        _say(
-            f"at most {served.max_sessions} pages at once; the URL's token is needed; "
-            "Ctrl+C stops it"
-        )
-        if served.open_browser:
-            await _open(url)
-        await stop.wait()
-        _say("stopping: ending every page's acp-tui and its agents")
-        await server.stop()
-        _say("stopped")
+        try:
+            await server.start(sock)
+            url = _url(sock, served.token)
+            print(f"acp-tui is served at {url}", flush=True)
+            _say(
+                f"at most {served.max_sessions} pages at once; the URL's token is needed; "
+                "Ctrl+C stops it"
+            )
+            if served.open_browser and (problem := await asyncio.to_thread(opener.open, url)):
+                _say(f"could not open a browser ({problem}): open the URL yourself")
+            await stop.wait()
+            _say("stopping: ending every page's acp-tui and its agents")
+            await server.stop()
+            _say("stopped")
+        finally:
+            opener.close()
     return status[0] if status else 0
-
-
-async def _open(url: str) -> None:
-    import webbrowser
-
-    try:
-        opened = await asyncio.to_thread(webbrowser.open, url)
-    except Exception as exc:  # a browser that fails must not take the server with it
-        _say(f"could not open a browser: {exc}")
-        return
-    if not opened:
-        _say("could not open a browser: open the URL yourself")
 
 
 def _url(sock: socket.socket, token: str) -> str:

@@ -120,6 +120,9 @@ async def test_a_permission_dialog_is_answered_in_the_page(
     await tab.press("a")
     text = await tab.wait_screen(lambda text: "You chose" in text, 30)
     assert "You chose Allow once (allow_once), so I turned on debug" in flat(text)
+    await tab.press("q", modifiers=CTRL)  # quit: the page says so and offers a new session
+    await until_page(tab, "getComputedStyle(document.getElementById('ended')).display !== 'none'")
+    await until(lambda: not served.sessions(), GONE_WITHIN, "the app and agent gone")
     await tab.close()
 
 
@@ -170,8 +173,8 @@ async def test_a_link_from_the_agent_opens_in_the_pages_browser(
         await runner.cleanup()
 
 
-async def test_closing_the_tab_mid_turn_stops_the_agent_and_the_session_can_be_resumed(
-    serve: ServeFactory, chromium: Chromium, acp_home: Paths
+async def test_the_browser_closing_mid_turn_stops_the_agent_and_the_session_can_be_resumed(
+    serve: ServeFactory, chromium: Chromium, acp_home: Paths, tmp_path: Path
 ) -> None:
     served = serve(*demo())
     tab = await open_chat(chromium, served)
@@ -180,23 +183,28 @@ async def test_closing_the_tab_mid_turn_stops_the_agent_and_the_session_can_be_r
     await tab.wait_screen(lambda text: "I will hang until you cancel" in text, 30)
     assert "working" in await tab.screen()  # the turn runs
     assert len(served.agents()) == 1
-    await tab.close()  # mid-turn
+    await chromium.stop()  # the whole browser goes, mid-turn
     took = await until(lambda: not served.sessions(), GONE_WITHIN, "the app and agent gone")
     assert took < GONE_WITHIN
     # acp-tui's own copy of the session keeps the prompt.
     indexes = list((acp_home.data_dir / "transcripts").rglob("index.json"))
     recorded = [json.loads(path.read_text()) for path in indexes]
     assert prompt in json.dumps(recorded)
-    # A new page lists it in the session browser and replays it.
-    tab = await open_chat(chromium, served)
-    await tab.press("b", modifiers=CTRL)
-    # The list has the focus (its keys are in the footer); the new page's own session is first.
-    await tab.wait_screen(lambda text: prompt in text and "Mark r Resume" in text, 30)
-    await tab.press("down")
-    await tab.press("enter")  # replay it
-    text = await tab.wait_screen(lambda text: "❯ " + prompt in text, 30)
-    assert "I will hang until you cancel" in text  # the agent replayed what it had said
-    await tab.close()
+    # A page of a new browser lists it in the session browser and replays it.
+    again = Chromium(tmp_path / "second-profile")
+    await again.start()
+    try:
+        tab = await open_chat(again, served)
+        await tab.press("b", modifiers=CTRL)
+        # The list has the focus (its keys are in the footer); this page's own session is first.
+        await tab.wait_screen(lambda text: prompt in text and "Mark r Resume" in text, 30)
+        await tab.press("down")
+        await tab.press("enter")  # replay it
+        text = await tab.wait_screen(lambda text: "❯ " + prompt in text, 30)
+        assert "I will hang until you cancel" in text  # the agent replayed what it had said
+        await tab.close()
+    finally:
+        await again.stop()
 
 
 async def test_twenty_reloads_leave_one_app_and_never_more_than_the_limit(

@@ -169,6 +169,18 @@ async def test_sigterm_stops_it_the_same_way(serve: ServeFactory) -> None:
     await until(lambda: not served.processes(), 5, "no process at all")
 
 
+async def test_a_killed_server_leaves_no_app_or_agent(serve: ServeFactory) -> None:
+    """Even SIGKILL, which it cannot answer: the watchdog it started ends what it guarded."""
+    served = serve(*demo())
+    async with aiohttp.ClientSession() as http:
+        page = await open_page(http, served)
+        await app_up(page, served)
+        served.process.kill()
+        await asyncio.to_thread(served.process.wait, 10)
+        await page.close()
+    await until(lambda: not served.processes(), 15, "every app, agent and watchdog gone")
+
+
 def test_a_second_server_on_a_used_port_says_so(serve: ServeFactory) -> None:
     served = serve(*demo())
     second = subprocess.run(
