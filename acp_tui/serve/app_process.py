@@ -29,7 +29,7 @@ from acp_tui.serve.wire import data_packet, meta_packet, read_packet, read_prelu
 __all__ = ["QUIT_GRACE", "TERM_GRACE", "AppProcess", "app_argv", "app_env"]
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
-QUIT_GRACE = 2.5
+QUIT_GRACE = 2.0
 """How long the app gets to quit by itself (stopping its agents) before its tree is killed."""
 TERM_GRACE = 1.5
 """Between SIGTERM and SIGKILL to what is left of the tree."""

@@ -31,9 +31,10 @@ from acp_tui.serve.wire import clamp_size
 
 __all__ = ["HEARTBEAT", "ServeConfig", "Server", "listen"]
 
-HEARTBEAT = 2.0
-"""Seconds between pings to each page: a connection that stops answering is closed after at
-most one and a half of these, and its app stopped."""
+HEARTBEAT = 3.0
+"""Seconds between pings to each page (without other traffic): a connection that stops
+answering is closed within one and a half of these (4.5 s), and its app stopped within
+another 4.5 s (`AppProcess.stop`): under the 10 s a dropped page may keep its agents."""
 SLOT_WAIT = 10.0
 """How long a new page waits for a slot that is being freed (a reload)."""
 MAX_MESSAGE = 1024 * 1024
