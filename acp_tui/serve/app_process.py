@@ -133,7 +133,7 @@ class AppProcess:
     async def _discard_output(self) -> None:
         """Read the app's output into the void until it ends (see `stop`)."""
         if self.process is not None and self.process.stdout is not None:
-            with contextlib.suppress(ConnectionError):
+            with contextlib.suppress(ConnectionError, RuntimeError):  # RuntimeError: read already
                 while await self.process.stdout.read(65536):
                     pass
 
@@ -156,9 +156,10 @@ class AppProcess:
         # it could not take the quit.
         discard = asyncio.create_task(self._discard_output())
         if process.returncode is None:
-            await self.send_meta({"type": "quit"})
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), quit_grace)
+                async with asyncio.timeout(quit_grace):  # a stuck app may not even read it
+                    await self.send_meta({"type": "quit"})
+                    await process.wait()
         if self.root is not None:
             root = self.root
             try:
@@ -170,7 +171,10 @@ class AppProcess:
         with contextlib.suppress(ProcessLookupError):
             if process.returncode is None:  # not a member any more? never leave it running
                 process.kill()
-        await process.wait()
+        # Done when the app is reaped and its pipes closed; a process that escaped the tree
+        # holding one of them must not keep the server from going on.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), KILL_WAIT + 1.0)
         discard.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await discard

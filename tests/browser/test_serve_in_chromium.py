@@ -132,6 +132,7 @@ class LinkTarget:
     def __init__(self) -> None:
         self.opened = threading.Event()
         self.user_agent = ""
+        self.referer: str | None = None
 
     async def page(self, request: web.Request) -> web.Response:
         self.user_agent = request.headers.get("User-Agent", "")
