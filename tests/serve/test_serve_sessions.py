@@ -81,7 +81,7 @@ async def test_a_websocket_runs_one_app_and_its_agent_and_closing_it_ends_both(
         await page.close()
         took = await until(lambda: not served.sessions(), GONE_WITHIN, "the app and agent gone")
     assert took < GONE_WITHIN
-    assert "ended, with its app and agents" in served.stderr()
+    await until(lambda: "ended, with its app and agents" in served.stderr(), 5, "said so")
 
 
 async def test_a_dropped_connection_ends_its_app_and_agent_within_10_s(
