@@ -122,3 +122,23 @@ def test_each_page_runs_the_chat_with_the_same_agent_choice(
     ]
     assert serve_command([str(tmp_path), "-a", "demo"]) == 0
     assert seen[-1] == (str(tmp_path), "-a", "demo")
+
+
+@pytest.mark.parametrize("missing", ["aiohttp", "textual_serve"])
+def test_without_the_serve_extra_it_says_how_to_install_it(missing: str) -> None:
+    code = (
+        f"import sys; sys.modules[{missing!r}] = None; from acp_tui.cli import main; "
+        "sys.exit(main(['serve', '--port', '0', '-a', 'demo']))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=os.environ.copy(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "pip install 'acp-tui[serve]'" in result.stderr
+    assert result.stdout == ""
