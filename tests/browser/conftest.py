@@ -12,13 +12,6 @@ from tests.browser.cdp import CHROMIUM, Chromium
 from tests.serve_helpers import serve as serve  # a fixture
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.browser)
-
-
 @pytest.fixture
 async def chromium(tmp_path: Path) -> AsyncIterator[Chromium]:
     """Headless Chromium in a fresh profile; ended with its whole process group."""

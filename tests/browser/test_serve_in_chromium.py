@@ -16,11 +16,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from aiohttp import web
 
 from acp_tui.config.paths import Paths
 from tests.browser.cdp import VIEWPORT, Chromium, Tab
 from tests.serve_helpers import GONE_WITHIN, Served, ServeFactory, demo
+
+pytestmark = pytest.mark.browser
 
 STARTS_WITHIN = 60.0
 CTRL = 2
