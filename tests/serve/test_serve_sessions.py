@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import Any
 
 import aiohttp
 
+from acp_tui.config.paths import Paths
 from tests.serve_helpers import GONE_WITHIN, Served, ServeFactory, demo, serve_argv
 
 STARTS_WITHIN = 60.0
@@ -82,6 +85,29 @@ async def test_a_websocket_runs_one_app_and_its_agent_and_closing_it_ends_both(
         took = await until(lambda: not served.sessions(), GONE_WITHIN, "the app and agent gone")
     assert took < GONE_WITHIN
     await until(lambda: "ended, with its app and agents" in served.stderr(), 5, "said so")
+
+
+async def test_with_several_agents_the_page_asks_which_then_runs_the_chat(
+    serve: ServeFactory, acp_home: Paths
+) -> None:
+    """The agent picker and then the chat are two Textual apps in one process: the page gets
+    both, as the terminal would."""
+    demo_agent = ", ".join(json.dumps(a) for a in ["-m", "acp_tui.demo_agent"])
+    acp_home.config_file.parent.mkdir(parents=True)
+    acp_home.config_file.write_text(
+        "".join(
+            f"[agents.{name}]\ncommand = {json.dumps(sys.executable)}\nargs = [{demo_agent}]\n"
+            for name in ("first", "second")
+        )
+    )
+    served = serve()
+    async with aiohttp.ClientSession() as http:
+        page = await open_page(http, served)
+        await until(lambda: b"Which agent" in page.screen, STARTS_WITHIN, "the agent picker")
+        assert not served.agents()
+        await page.ws.send_str(json.dumps(["stdin", "\r"]))  # Enter: the first one
+        await app_up(page, served)
+        await page.close()
 
 
 async def test_a_dropped_connection_ends_its_app_and_agent_within_10_s(
