@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
 
-__all__ = ["DialogInteraction", "TerminalRunner", "ask", "withdraw"]
+__all__ = ["DialogInteraction", "TerminalLoginUnavailable", "TerminalRunner", "ask", "withdraw"]
 
 R = TypeVar("R")
 
@@ -71,6 +71,10 @@ def withdraw(app: App[int], dialog: ModalScreen[R], result: R | None = None) -> 
             dialog.dismiss(result)
 
     app.screen_change_signal.subscribe(dialog, uncovered)
+
+
+class TerminalLoginUnavailable(Exception):
+    """A terminal login cannot run here (the app is in a web browser); the message says why."""
 
 
 class DialogInteraction:
@@ -199,8 +203,15 @@ class DialogInteraction:
         """Suspend the app and run ``argv`` on the real terminal; its exit and last output.
 
         Cancelled meanwhile (the app quits: SIGTERM, a hang-up), the command is ended rather
-        than waited for, and the terminal given back before the app goes.
+        than waited for, and the terminal given back before the app goes. In a web browser
+        (`acp-tui serve`) there is no terminal to give: the login is refused with the reason.
         """
+        if self.app.is_web:
+            raise TerminalLoginUnavailable(
+                "a terminal login needs a terminal, and this acp-tui runs in a web browser: "
+                "log in once with acp-tui in a terminal on the server, then restart the agent "
+                "here (Ctrl+R)"
+            )
         import threading
 
         import anyio

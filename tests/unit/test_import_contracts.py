@@ -20,6 +20,7 @@ CORE_PACKAGES = (
     "acp_tui.registry",
     "acp_tui.config",
     "acp_tui.demo_agent",
+    "acp_tui.serve",  # the web server starts the app as a process and never imports it
 )
 
 TIMEOUT = 120

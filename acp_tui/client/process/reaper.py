@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["agent", "terminal"]
+Kind = Literal["agent", "terminal", "app"]
+"""What a root is: an agent, a terminal's command, or an app `acp-tui serve` started."""
 
 __all__ = [
     "MARKER",

@@ -36,8 +36,12 @@ async def open_in_browser(app: App[int], url: str) -> str | None:
     """Open ``url`` in the user's browser; returns why it could not be, or None.
 
     A browser that runs in the terminal (lynx, w3m...) gets the terminal, the app suspended
-    meanwhile; any other is started in the background.
+    meanwhile; any other is started in the background. In a web browser (`acp-tui serve`),
+    the page opens it in a new tab: "your browser" is that one, not one on the server.
     """
+    if app.is_web:
+        app.open_url(url, new_tab=True)
+        return None
     try:
         browser = webbrowser.get()
     except webbrowser.Error:
