@@ -227,7 +227,9 @@ def test_agent_still_starting(
 def test_notices_image_and_tool_name(
     snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
 ) -> None:
-    """Notice toasts by severity, an image from the agent as a placeholder, a tool's name."""
+    """Notice toasts by severity, an image from the agent as a placeholder, a tool's name.
+
+    (On a screen this tall: toasts take at most a third of it, and three fit.)"""
     run = turn("image notice")
 
     async def steps(pilot: Pilot[int]) -> None:
@@ -235,4 +237,4 @@ def test_notices_image_and_tool_name(
         await until(pilot, lambda: len(app_of(pilot)._notifications) == 3)
         await settle(pilot)
 
-    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=steps)
+    assert snap_compare(make_snapshot_app(), terminal_size=(110, 48), run_before=steps)
