@@ -82,11 +82,11 @@ class AcpApp(PlainToasts):
         return self.chat_screen
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver for this platform, silent while the app is suspended (see
-        `acp_tui.ui.suspend`)."""
-        from acp_tui.ui.suspend import silent_while_suspended
+        """Textual's driver for this platform, silent while the app is suspended and reading
+        keys as terminals send them (see `acp_tui.ui.driver`)."""
+        from acp_tui.ui.driver import terminal_driver
 
-        return silent_while_suspended(super().get_driver_class())
+        return terminal_driver(super().get_driver_class())
 
     # -- start and stop ----------------------------------------------------------------------
 
