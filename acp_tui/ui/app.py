@@ -65,6 +65,9 @@ class AcpApp(PlainToasts):
         """How a terminal login runs (None: on the real terminal, the app suspended)."""
         self._workspace_worker: Worker[None] | None = None
         self._quit_requested = False
+        self.early_input: list[events.Key | events.Paste] | None = []
+        """Keys typed before anything had the focus (the first frame was not out yet): kept,
+        and given to the prompt in order once it has the focus. None once that happened."""
         # The theme files are read before the first frame only when it needs one of them: a
         # theme of Textual's own (the default) that no user theme file could replace can go
         # first, and the files follow one frame later, for the command palette.
@@ -77,6 +80,30 @@ class AcpApp(PlainToasts):
         else:
             self.theme_problems = install_themes(self, launch.settings.theme, self.paths)
         self.saved_theme = self.theme
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keep the keys typed before the first frame, for the prompt (a terminal delivers
+        them as soon as the app reads its input; nothing could take them yet)."""
+        if self.early_input is not None and isinstance(event, events.Key | events.Paste):
+            if self.focused is None:
+                self.early_input.append(event)
+                return
+            await self.replay_early_input()
+        await super().on_event(event)
+
+    @on(events.DescendantFocus)
+    async def replay_early_input(self) -> None:
+        """Something has the focus (the prompt, on start): the keys kept go to it, in order.
+
+        An Enter typed while the terminal was still in its line mode (before Textual set it
+        raw) arrives as a line feed, which the prompt reads as Ctrl+J (a new line): it was an
+        Enter, and is given as one.
+        """
+        early, self.early_input = self.early_input, None
+        for event in early or ():
+            if isinstance(event, events.Key) and event.key == "ctrl+j":
+                event = events.Key("enter", "\r")
+            await super().on_event(event)
 
     def get_default_screen(self) -> Screen[None]:
         return self.chat_screen

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.terminal import Terminal, acp_tui_argv
 
 DEMO = [sys.executable, "-m", "acp_tui.demo_agent"]
@@ -69,5 +71,22 @@ def test_an_unknown_sequence_is_dropped_not_typed(tmp_path: Path) -> None:
         line = prompt_line(term)
         for typed in ("[1;9X", "c~", "99", "O9", "9Q"):
             assert typed not in line
+        term.press("ctrl+q")
+        assert term.wait() == 0
+
+
+@pytest.mark.parametrize("after", [0.0, 0.3, 1.0], ids=lambda s: f"{s}s")
+def test_text_typed_before_the_first_frame_is_sent(tmp_path: Path, after: float) -> None:
+    """Typed at once after `acp-tui` is started (as in a shell: the command, then the words):
+    none of it is lost, and its Enter sends it once the agent is up."""
+    project = tmp_path / "project"
+    project.mkdir()
+    argv = acp_tui_argv("--", *DEMO, "--data-dir", str(tmp_path / "d"))
+    with Terminal(argv, project, cols=160, rows=40) as term:
+        time.sleep(after)
+        term.send("typed early\r")
+        term.wait_for("You said", timeout=60)
+        screen = term.wait_for("typed early")
+        assert screen.count("You said") == 1
         term.press("ctrl+q")
         assert term.wait() == 0
