@@ -208,7 +208,7 @@ async def new_session_flow(
     cwd, roots = slot.cwd, slot.additional_directories
     settings = launch.settings
     names = [*sorted(n for n in settings.agents if n != DEMO_AGENT_NAME), DEMO_AGENT_NAME]
-    current = agent.launch.agent.name
+    current = agent.launch.command.name
     if any(name != current for name in names):
         choice = await ask(app, AgentChoiceDialog(current, names, settings))
         if choice is None:

@@ -189,7 +189,7 @@ async def test_ctrl_n_offers_the_agent_and_runs_two_agents_side_by_side(
         second = slots(app)[1]
         await wait_for(pilot, lambda: ready(second))
         assert second.agent is not first.agent
-        assert second.agent.launch.agent.name == "other"
+        assert second.agent.launch.command.name == "other"
         label = app.chat.query_one(SessionTabs).query_one(f"#{tab_id(second.id)}")
         await wait_for(pilot, lambda: "Other agent" in label.label.plain)  # type: ignore[attr-defined]
         await pilot.press(*"hello other", "enter")

@@ -75,7 +75,9 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
 
     PermissionDialog.QUIET = 0.0
     launch = LaunchSpec(
-        agent=AgentCommand(agent, cwd=project, name="hostile"), cwd=project, display_name="hostile"
+        command=AgentCommand(agent, cwd=project, name="hostile"),
+        cwd=project,
+        display_name="hostile",
     )
     app = AcpApp(launch)
     figures: dict[str, Any] = {}

@@ -83,7 +83,7 @@ class AgentRuntime:
         self.hooks = hooks
         self.paths = paths
         self.recorder = SessionRecorder(cache, key)
-        self.wire = WireLog(launch.display_name or launch.agent.name, file=wire_file)
+        self.wire = WireLog(launch.display_name or launch.command.name, file=wire_file)
         """The agent's JSON-RPC traffic, across restarts (the wire inspector shows it)."""
         self.history: LocalHistory = CacheHistory(cache, key)
         self.state: AgentState = "starting"
@@ -122,7 +122,7 @@ class AgentRuntime:
             return self.launch.title
         if self.client is not None:
             self._name = self.client.capabilities.display_name
-        return self._name or self.launch.display_name or self.launch.agent.name
+        return self._name or self.launch.display_name or self.launch.command.name
 
     @property
     def protocol_version(self) -> int:
@@ -290,6 +290,6 @@ def describe_exit(exc: AgentExited, log_dir: Path) -> str:
 def login_command(launch: LaunchSpec, method: AuthMethodInfo) -> tuple[list[str], dict[str, str]]:
     """A terminal login's command: the agent's own with the method's args and env, or the
     whole command line the method gives (``_meta["terminal-auth"]``)."""
-    agent = launch.agent
-    argv = list(method.command) if method.command else [*agent.argv, *method.args]
-    return argv, {**os.environ, **agent.env, **dict(method.env)}
+    command = launch.command
+    argv = list(method.command) if method.command else [*command.argv, *method.args]
+    return argv, {**os.environ, **command.env, **dict(method.env)}

@@ -170,7 +170,7 @@ class Login:
         that needs a login then asks again.
         """
         argv, env = login_command(agent.launch, method)
-        cwd = agent.launch.agent.cwd or agent.launch.cwd
+        cwd = agent.launch.command.cwd or agent.launch.cwd
         try:
             result = await self.interaction.run_terminal_login(argv, env, cwd)
         except Exception as exc:

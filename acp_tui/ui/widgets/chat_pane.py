@@ -201,7 +201,7 @@ class ChatPane(Vertical):
         """
         slot = self.slot
         if slot is None:
-            name = self.launch.display_name or self.launch.agent.name
+            name = self.launch.display_name or self.launch.command.name
             version, cwd = self.launch.protocol_version, self.launch.cwd
             roots = self.launch.additional_directories
         else:

@@ -154,7 +154,9 @@ async def test_a_bad_v2_answer_is_refused(
     script = tmp_path / "fake_agent.py"
     script.write_text(FAKE_AGENT, encoding="utf-8")
     argv = [sys.executable, str(script), json.dumps(result)]
-    spec = LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project, protocol_version=offered)
+    spec = LaunchSpec(
+        command=AgentCommand(argv, cwd=project), cwd=project, protocol_version=offered
+    )
     with pytest.raises(error) as caught:
         async with connect(spec, init_timeout=WAIT):
             raise AssertionError("initialized")

@@ -314,7 +314,7 @@ async def test_a_start_up_failure_is_said_in_the_transcript_with_the_fix_to_try(
 ) -> None:
     project = make_project(tmp_path)
     async with workspace(acp_home, project) as (ws, watch):
-        agent = ws.agent_for(LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project))
+        agent = ws.agent_for(LaunchSpec(command=AgentCommand(argv, cwd=project), cwd=project))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "agent_down")
         notices = [e.text for e in slot.transcript.entries if isinstance(e, NoticeEntry)]
