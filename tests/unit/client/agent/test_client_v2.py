@@ -18,10 +18,10 @@ import pytest
 from acp_tui.client.agent.agent_client import AgentClient, MalformedResponse, connect
 from acp_tui.client.agent.capabilities import AuthMethodInfo, Capabilities
 from acp_tui.client.agent.dialects import PermissionRequestView
-from acp_tui.client.agent.dialects.v2 import ChangesContent
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited, ProtocolMismatch, Unsupported
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.changes import ChangesContent
 from acp_tui.client.session.live_session import LiveSession, PermissionHandler
 from acp_tui.client.session.transcript import (
     Change,
