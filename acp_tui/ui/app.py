@@ -30,7 +30,8 @@ from acp_tui.ui.toasts import PlainToasts
 if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
     from acp_tui.client.session.live_session import LiveSession
-    from acp_tui.client.workspace.slots import SessionSlot, WorkspaceEvent
+    from acp_tui.client.workspace.events import WorkspaceEvent
+    from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.dialog_interaction import DialogInteraction, TerminalRunner
 
@@ -134,7 +135,7 @@ class AcpApp(PlainToasts):
             project=self.launch.cwd,
             wire_log=self.launch.wire_log,
         )
-        self.interaction.permissions = workspace.permissions
+        self.interaction.permissions = workspace.questions.permissions
         async with workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)
@@ -214,11 +215,11 @@ class AcpApp(PlainToasts):
 
     def focus_slot(self, slot: SessionSlot) -> None:
         if self.workspace is not None:
-            self.workspace.focus(slot)
+            self.workspace.board.focus(slot)
 
     def cancel_turn(self, slot: SessionSlot) -> None:
         if self.workspace is not None:
-            self.workspace.cancel_turn(slot)
+            self.workspace.prompts.cancel_turn(slot)
 
     # -- commands ----------------------------------------------------------------------------
 

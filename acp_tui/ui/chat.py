@@ -31,6 +31,8 @@ from acp_tui.ui.widgets.footer import QuietFooter
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.browser.panel import SessionBrowser
@@ -120,7 +122,7 @@ class ChatScreen(Screen[None]):
 
     @on(WorkspaceMessage)
     async def apply_event(self, message: WorkspaceMessage) -> None:
-        from acp_tui.client.workspace import slots as ev
+        from acp_tui.client.workspace import events as ev
 
         event, ws = message.event, self.workspace
         if ws is None:
@@ -131,8 +133,18 @@ class ChatScreen(Screen[None]):
             await self.remove_pane(event.slot)
         elif isinstance(event, ev.CurrentChanged):
             self.show_current(event.slot, ws)
-        elif isinstance(event, ev.SlotChanged):
-            self.slot_changed(event.slot, event.what)
+        elif isinstance(event, ev.SlotStateChanged):
+            self.slot_changed(event.slot, "state")
+        elif isinstance(event, ev.QueueChanged):
+            self.slot_changed(event.slot, "queue")
+        elif isinstance(event, ev.AttentionChanged):
+            self.slot_changed(event.slot, "attention")
+        elif isinstance(event, ev.TurnChanged):
+            self.slot_changed(event.slot, "turn")
+        elif isinstance(event, ev.SessionInfoChanged):
+            showing = ws.board.slot_showing(event.agent, event.session_id)
+            if showing is not None:
+                self.slot_changed(showing, "title")
         elif isinstance(event, ev.SessionShown):
             pane = self.pane_of(event.slot)
             if pane is not None:
@@ -145,12 +157,12 @@ class ChatScreen(Screen[None]):
                 self.registry_offered = True
                 await self.app.run_action("add_agent(True)")
         elif isinstance(event, ev.AgentChanged):
-            for slot in ws.slots_of(event.agent):
+            for slot in ws.board.slots_of(event.agent):
                 self.slot_changed(slot, "status")
             if self.browser is not None and self.browser.agent is event.agent:
                 self.browser.agent_ready()
         elif isinstance(event, ev.Notice):
-            severity = "information" if event.level == "info" else event.level
+            severity: SeverityLevel = "information" if event.level == "info" else event.level
             self.app.notify(event.text, severity=severity, timeout=10, markup=False)
         elif isinstance(event, ev.DraftsReturned):
             pane = self.pane_of(event.slot)
@@ -226,7 +238,7 @@ class ChatScreen(Screen[None]):
         """A tab was clicked: make its slot the current one."""
         ws = self.workspace
         if ws is not None:
-            ws.focus(next((s for s in ws.slots if s.id == event.slot_id), None))
+            ws.board.focus(next((s for s in ws.slots if s.id == event.slot_id), None))
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -256,12 +268,12 @@ class ChatScreen(Screen[None]):
 
     def action_step_tab(self, step: int) -> None:
         if self.workspace is not None:
-            self.workspace.focus_step(step)
+            self.workspace.board.focus_step(step)
 
     def action_go_to_tab(self, number: int) -> None:
         ws = self.workspace
         if ws is not None and 0 < number <= len(ws.slots):
-            ws.focus(ws.slots[number - 1])
+            ws.board.focus(ws.slots[number - 1])
 
     def toggle_browser(self) -> None:
         """Show the session browser, widen it, hide it."""

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from acp_tui.client.workspace.slots import WorkspaceEvent
+    from acp_tui.client.workspace.events import WorkspaceEvent
 
 __all__ = ["OptionChosen", "TabChosen", "WorkspaceMessage"]
 
 
 @dataclass
 class WorkspaceMessage(Message):
-    """Something happened in the Workspace (see `acp_tui.client.workspace.slots` for the events)."""
+    """Something happened in the Workspace (see `acp_tui.client.workspace.events`)."""
 
     event: WorkspaceEvent
 

@@ -89,7 +89,7 @@ def tab_commands(
         yield SystemCommand(
             f"Switch to tab {number}: {title}",
             f"{sanitize(slot.agent.display_name, NAME_LIMIT)} · {slot.cwd} (Alt+{number})",
-            lambda slot=slot: ws.focus(slot),
+            lambda slot=slot: ws.board.focus(slot),
         )
 
 
@@ -107,7 +107,7 @@ def logout_commands(
     yield SystemCommand(
         f"Log out of {sanitize(agent.display_name)}",
         f"End the login ({method}); the agent asks you to log in again when it needs to",
-        lambda: app.run_worker(ws.log_out(agent), group="logout"),
+        lambda: app.run_worker(ws.login.log_out(agent), group="logout"),
     )
 
 
@@ -120,7 +120,7 @@ def restart_agent(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     """Restart the tab's agent, also while it runs or hangs; asks first when a turn would be
     cut short (the restart stops it: the agent's process is replaced)."""
     agent = slot.agent
-    running = [s for s in ws.slots_of(agent) if s.busy]
+    running = [s for s in ws.board.slots_of(agent) if s.busy]
     if not running:
         ws.restart(agent)
         return
@@ -234,7 +234,7 @@ async def new_session_flow(
             await agent.wait_ready()
         except Exception as exc:
             app.notify(f"{agent.display_name} did not start: {exc}", severity="error")
-            if not ws.slots_of(agent):
+            if not ws.board.slots_of(agent):
                 agent.stop()
             return
     caps = agent.capabilities
@@ -250,5 +250,5 @@ async def new_session_flow(
     result = await ask(app, dialog)
     if result is not None:
         ws.open_new(agent, cwd, result.roots)
-    elif not ws.slots_of(agent):
+    elif not ws.board.slots_of(agent):
         agent.stop()  # started only for this

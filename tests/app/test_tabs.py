@@ -213,7 +213,7 @@ async def test_a_queued_prompt_comes_back_when_its_session_is_deleted(
         assert app.workspace is not None
         assert slot.session_id is not None
         info = SessionInfo(session_id=slot.session_id, cwd=str(slot.cwd))
-        assert await app.workspace.delete_listed(slot.agent, [info]) == []
+        assert await app.workspace.sessions.delete_listed(slot.agent, [info]) == []
         await wait_for(pilot, lambda: pane.prompt.text == "keep me")
         assert slot.queue == []
         assert slot.state == "closed"

@@ -109,7 +109,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
             await wait(lambda: panel.inflight is None, within=WITHIN)
         else:
             turns = len([e for e in slot.transcript.entries if isinstance(e, MessageEntry)])
-            ws.submit(slot, case)
+            ws.prompts.submit(slot, case)
             if case.startswith("permission"):
                 await wait(lambda: isinstance(app.screen, PermissionDialog), within=WITHIN)
                 dialog = app.screen

@@ -81,7 +81,7 @@ async def measure(data: Path, project: Path, ids: list[str]) -> dict[str, Any]:
 
             frames.arm(shown)
             started = time.perf_counter()
-            ws.focus(target)
+            ws.board.focus(target)
             times.append((await frames.shown_time(within=60)) - started)
         await pilot.pause()
         after = rss_mb()

@@ -81,7 +81,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         await asyncio.sleep(0.02)
         cpu = time.process_time()
         started = time.perf_counter()
-        app.workspace.submit(slot, "stream the reply")
+        app.workspace.prompts.submit(slot, "stream the reply")
         await wait(lambda: transcript.state == "running", within=60)
         frames.arm(done)
         shown = await frames.shown_time(within=300)

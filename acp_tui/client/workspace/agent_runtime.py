@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 
@@ -44,21 +45,18 @@ log = logging.getLogger(__name__)
 AgentState = Literal["starting", "ready", "logging_in", "exited", "failed", "stopped"]
 
 
-class Hooks(Protocol):
-    """What the runtime tells its owner (the Workspace) and asks of it."""
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """What the runtime tells its owner (the Workspace) and asks of it, as the functions that
+    do it: the Workspace's own for the agent's life, its parts' for logins and questions."""
 
-    def agent_changed(self, agent: AgentRuntime) -> None: ...
-
-    def agent_up(self, agent: AgentRuntime) -> None: ...
-
-    def agent_down(self, agent: AgentRuntime, error: BaseException | None) -> None: ...
-
-    async def terminal_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool: ...
-
-    def permission_handler(self, agent: AgentRuntime) -> PermissionHandler: ...
-
-    def elicitation_handler(self, agent: AgentRuntime) -> ElicitationHandler: ...
-    def terminal_policy(self, agent: AgentRuntime) -> TerminalPolicy: ...
+    agent_changed: Callable[[AgentRuntime], None]
+    agent_up: Callable[[AgentRuntime], None]
+    agent_down: Callable[[AgentRuntime, BaseException | None], None]
+    terminal_login: Callable[[AgentRuntime, AuthMethodInfo], Awaitable[bool]]
+    permission_handler: Callable[[AgentRuntime], PermissionHandler]
+    elicitation_handler: Callable[[AgentRuntime], ElicitationHandler]
+    terminal_policy: Callable[[AgentRuntime], TerminalPolicy]
 
 
 Connect = Callable[..., AbstractAsyncContextManager["AgentClient"]]

@@ -25,7 +25,8 @@ from textual.widgets import ContentSwitcher, ProgressBar, Static
 from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.history.session_list import SessionLister, display_title
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
-from acp_tui.client.workspace.slots import ActionProgress, SessionsChanged, SessionSlot
+from acp_tui.client.workspace.events import ActionProgress, SessionsChanged
+from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.methods import SessionInfo
@@ -168,7 +169,7 @@ class SessionBrowser(Vertical):
         if self.lister.waiting:
             self.set_status("")  # the agent is back
         if not client.capabilities.can_list:
-            self.lister.show_local(self.workspace.local_session_infos(self.agent))
+            self.lister.show_local(self.workspace.sessions.local_session_infos(self.agent))
         else:
             self.lister.local = False
             self.lister.restart()
@@ -191,7 +192,7 @@ class SessionBrowser(Vertical):
         try:
             # Through the Workspace: a login the agent asks for (-32000) is run first. A huge
             # page shows its first rows while the rest is validated.
-            listing = ws.listing(agent) if ws and agent else client
+            listing = ws.sessions.listing(agent) if ws and agent else client
             await self.lister.load_more(listing, on_rows=self.render_rows)
         finally:
             if self.inflight == generation:
@@ -228,7 +229,7 @@ class SessionBrowser(Vertical):
             tags = {session_id: ["local"] for session_id in rows}
         if ws is None or agent is None:
             return tags
-        for slot in ws.slots_of(agent):
+        for slot in ws.board.slots_of(agent):
             shown = slot.session_id
             if shown is None or shown not in rows or not slot.live:
                 continue
@@ -246,7 +247,7 @@ class SessionBrowser(Vertical):
     def why_unavailable(self, action: str, info: SessionInfo | None) -> str | None:
         if self.workspace is None or self.agent is None:
             return "the agent is not running"
-        return self.workspace.why_unavailable(self.agent, action, info)
+        return self.workspace.sessions.why_unavailable(self.agent, action, info)
 
     def update_actions(self) -> None:
         info = self.rows.highlighted_info
@@ -348,7 +349,7 @@ class SessionBrowser(Vertical):
         ws, agent = self.workspace, self.agent
         assert ws is not None
         assert agent is not None
-        open_in = ws.slot_showing(agent, info.session_id)
+        open_in = ws.board.slot_showing(agent, info.session_id)
         if action == "replay" and open_in is not None:
             self.reload_or_show(ws, open_in)  # never a second session/load of a live session
         elif action in ("replay", "resume"):
@@ -356,7 +357,7 @@ class SessionBrowser(Vertical):
         elif action == "fork":
             ws.fork(agent, info)
         elif action == "close":
-            self.run_worker(ws.close_listed(agent, info), group="browser-close")
+            self.run_worker(ws.sessions.close_listed(agent, info), group="browser-close")
         elif action == "delete":
             self.delete_sessions(ws, agent, self.rows.marked_infos() or [info])
 
@@ -378,10 +379,10 @@ class SessionBrowser(Vertical):
             destructive=False,
         )
         if await self.app.push_screen_wait(dialog):
-            ws.focus(slot)
-            await ws.reload(slot)
+            ws.board.focus(slot)
+            await ws.sessions.reload(slot)
         else:
-            ws.focus(slot)
+            ws.board.focus(slot)
 
     @work(group="browser-delete", exclusive=True, exit_on_error=False)
     async def delete_sessions(
@@ -396,7 +397,7 @@ class SessionBrowser(Vertical):
         if not await self.app.push_screen_wait(dialog):
             self.set_status("Nothing was deleted.")
             return
-        await ws.delete_listed(agent, infos)
+        await ws.sessions.delete_listed(agent, infos)
         self.show_progress(None)
         self.render_rows()
 

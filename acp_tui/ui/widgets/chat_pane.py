@@ -147,7 +147,7 @@ class ChatPane(Vertical):
         self.slot, self.workspace = slot, workspace
         early, self.early = self.early, []
         for prompt in early:
-            workspace.submit(slot, prompt.text)
+            workspace.prompts.submit(slot, prompt.text)
         self.show_session()
 
     def show_session(self) -> None:
@@ -254,7 +254,7 @@ class ChatPane(Vertical):
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
             return
-        self.workspace.submit(self.slot, event.text, event.attachments)
+        self.workspace.prompts.submit(self.slot, event.text, event.attachments)
 
     @on(QueueView.EditRequested)
     def edit_queued(self, event: QueueView.EditRequested) -> None:
@@ -279,7 +279,7 @@ class ChatPane(Vertical):
                     self.refresh_queue()
                     return item.text
             return None
-        taken = self.workspace.remove_queued(self.slot, prompt_id)
+        taken = self.workspace.prompts.remove_queued(self.slot, prompt_id)
         return taken.text if taken is not None else None
 
     @on(QueueView.Back)
@@ -318,13 +318,13 @@ class ChatPane(Vertical):
     def apply_option(self, event: OptionChosen) -> None:
         event.stop()
         if self.slot is not None and self.workspace is not None:
-            self.workspace.set_option(self.slot, event.config_id, event.value)
+            self.workspace.prompts.set_option(self.slot, event.config_id, event.value)
 
     def cancel_turn(self) -> None:
         """Esc: give up a login under way, else cancel the running turn."""
         slot, ws = self.slot, self.workspace
-        if slot is not None and ws is not None and not ws.cancel_login(slot.agent):
-            ws.cancel_turn(slot)
+        if slot is not None and ws is not None and not ws.login.cancel_login(slot.agent):
+            ws.prompts.cancel_turn(slot)
 
     def return_drafts(self, texts: tuple[str, ...]) -> None:
         """Queued prompts came back: put them in the editor, after what is there."""
