@@ -2,8 +2,8 @@
 
 The App is thin: themes, the chat screen, global bindings and palette commands, and the Workspace
 (`acp_tui.client.workspace.workspace`), which owns the agents and sessions. It subscribes once to
-the Workspace and posts every event to the chat screen as a message; the Workspace's questions are
-answered with dialogs (`acp_tui.ui.dialog_interaction`).
+the Workspace and posts every event to the chat screen as the message of its kind; the
+Workspace's questions are answered with dialogs (`acp_tui.ui.dialog_interaction`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from textual.worker import Worker
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.ui.chat import ChatScreen
-from acp_tui.ui.messages import WorkspaceMessage
+from acp_tui.ui.messages import workspace_message
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
 from acp_tui.ui.toasts import PlainToasts
@@ -149,7 +149,8 @@ class AcpApp(PlainToasts):
             await workspace.wait_closed()
 
     def post_workspace_event(self, event: WorkspaceEvent) -> None:
-        self.chat_screen.post_message(WorkspaceMessage(event))
+        """Every Workspace event goes to the chat screen as the message of its kind."""
+        self.chat_screen.post_message(workspace_message(event))
 
     async def on_unmount(self) -> None:
         """Stop every agent (gracefully, boundedly) before the loop goes away."""

@@ -14,7 +14,6 @@ Ctrl+Home/End scroll it (from the prompt too, unless its draft is taller than it
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -34,7 +33,6 @@ from acp_tui.ui.widgets.queue_view import Queued, QueueView
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
-    from acp_tui.client.session.transcript import Change
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.store.history import PromptHistory
@@ -86,7 +84,6 @@ class ChatPane(Vertical):
         self.workspace: Workspace | None = None
         self.early: list[Queued] = []
         """Prompts sent before the Workspace existed (handed over in `bind`)."""
-        self._unwatch: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self.status_text()), id="status")
@@ -151,14 +148,15 @@ class ChatPane(Vertical):
         self.show_session()
 
     def show_session(self) -> None:
-        """The slot shows a (new) transcript: follow it."""
+        """The slot shows a (new) transcript: show it.
+
+        The status line follows the Workspace's events (the screen calls `refresh_status` on a
+        turn or a title change), not the transcript, so that each change renders it once.
+        """
         slot = self.slot
         if slot is None:
             return
-        if self._unwatch is not None:
-            self._unwatch()
         transcript = slot.transcript
-        self._unwatch = transcript.subscribe(self.transcript_changed)
         view, options = self.transcript_view, self.session_options
         lookup = slot.session.terminal_output if slot.session is not None else None
         if view is not None:
@@ -171,14 +169,6 @@ class ChatPane(Vertical):
             self.prompt.set_session(slot.session)
         self.refresh_status()
         self.refresh_queue()
-
-    def on_unmount(self) -> None:
-        if self._unwatch is not None:
-            self._unwatch()
-
-    def transcript_changed(self, change: Change) -> None:
-        if change.kind in ("state", "meta"):
-            self.refresh_status()
 
     # -- status and queue ------------------------------------------------------------------
 
