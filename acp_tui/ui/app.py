@@ -140,12 +140,7 @@ class AcpApp(PlainToasts):
             self.workspace = workspace
             self.chat_screen.attach(workspace)
             workspace.subscribe(self.post_workspace_event)
-            agent = workspace.agent_for(self.launch)
-            launch = self.launch
-            if launch.continue_last or launch.session_id:
-                self.run_worker(workspace.open_continued(agent, launch.cwd, launch.session_id))
-            else:
-                workspace.open_new(agent, launch.cwd, launch.additional_directories)
+            workspace.open_launch(self.launch)
             await workspace.wait_closed()
 
     def post_workspace_event(self, event: WorkspaceEvent) -> None:
@@ -256,7 +251,7 @@ class AcpApp(PlainToasts):
         """Pick the extra roots of a new session in the roots dialog, then open it."""
         from acp_tui.ui.session_commands import new_session_with_roots
 
-        new_session_with_roots(self, self.workspace, self.slot, self.launch, self.paths)
+        new_session_with_roots(self, self.workspace, self.slot, self.launch)
 
     def action_wire_inspector(self) -> None:
         """Show the current agent's JSON-RPC traffic."""

@@ -90,7 +90,7 @@ class ChatScreen(Screen[None]):
         """The core is imported: the browser, the tabs and the first pane's views go in."""
         for stand_in in list(self.query(StandIn).results()):
             if stand_in.kind == "browser":
-                browser = core.session_browser(self.launch.cwd, self.paths, id="browser")
+                browser = core.session_browser(self.launch.cwd, id="browser")
                 await replace_stand_in(stand_in, browser)
                 self.browser = browser
             elif stand_in.kind == "tabs":

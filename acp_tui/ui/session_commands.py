@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
-    from acp_tui.config.paths import Paths
 
 __all__ = [
     "app_commands",
@@ -181,74 +180,39 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
 
 
 def new_session_with_roots(
-    app: App[int],
-    ws: Workspace | None,
-    slot: SessionSlot | None,
-    launch: LaunchSpec,
-    paths: Paths,
+    app: App[int], ws: Workspace | None, slot: SessionSlot | None, launch: LaunchSpec
 ) -> None:
     """Ctrl+N: choose the agent (when several could take it) and the extra roots, then open a
     new session in a new tab."""
     if ws is None or slot is None:
         app.notify("The agent is still starting.", severity="warning")
         return
-    app.run_worker(new_session_flow(app, ws, slot, launch, paths), group="new-session")
+    app.run_worker(new_session_flow(app, ws, slot, launch), group="new-session")
 
 
 async def new_session_flow(
-    app: App[int], ws: Workspace, slot: SessionSlot, launch: LaunchSpec, paths: Paths
+    app: App[int], ws: Workspace, slot: SessionSlot, launch: LaunchSpec
 ) -> None:
-    from acp_tui.client.agent.launch import LaunchError, resolve_launch
-    from acp_tui.store.recent_roots import recent_roots_for_project
+    """Ask which agent (when several could take it), let the Workspace get it ready, ask for
+    the extra roots, and let the Workspace open the session (or stop the agent it started)."""
     from acp_tui.ui.dialog_interaction import ask
     from acp_tui.ui.dialogs.agent_choice import CURRENT, AgentChoiceDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
 
-    agent = slot.agent
-    cwd, roots = slot.cwd, slot.additional_directories
     settings = launch.settings
     names = [*sorted(n for n in settings.agents if n != DEMO_AGENT_NAME), DEMO_AGENT_NAME]
-    current = agent.launch.command.name
+    current = slot.agent.launch.command.name
+    chosen: str | None = None
     if any(name != current for name in names):
         choice = await ask(app, AgentChoiceDialog(current, names, settings))
         if choice is None:
             return
-        if choice != CURRENT:
-            try:
-                other = resolve_launch(
-                    cwd=cwd,
-                    agent_name=choice,
-                    command=None,
-                    settings=settings,
-                    paths=paths,
-                    protocol=None,
-                )
-            except LaunchError as exc:
-                app.notify(f"Cannot start {choice}: {exc}", severity="error")
-                return
-            agent = ws.agent_for(other)
-            roots = other.additional_directories
-    if not agent.alive:
-        app.notify(f"Starting {agent.display_name}…")
-        try:
-            await agent.wait_ready()
-        except Exception as exc:
-            app.notify(f"{agent.display_name} did not start: {exc}", severity="error")
-            if not ws.board.slots_of(agent):
-                agent.stop()
-            return
-    caps = agent.capabilities
-    if caps is None:
+        chosen = None if choice == CURRENT else choice
+    offer = await ws.offer_new_session(slot, chosen, settings)
+    if offer is None:
         return
     dialog = RootsDialog(
-        cwd,
-        roots,
-        recent_roots_for_project(cwd, paths).load(),
-        supported=caps.additional_directories,
-        reason=caps.why_not("additional_directories"),
+        offer.cwd, offer.roots, offer.recent, supported=offer.supported, reason=offer.reason
     )
     result = await ask(app, dialog)
-    if result is not None:
-        ws.open_new(agent, cwd, result.roots)
-    elif not ws.board.slots_of(agent):
-        agent.stop()  # started only for this
+    ws.open_offered(offer, result.roots if result is not None else None)

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 import anyio
 
 from acp_tui.client.agent.agent_client import connect
-from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchError, LaunchSpec, resolve_launch
 from acp_tui.client.agent.wire_log import WireLogFile
 from acp_tui.client.errors import AgentError, what_to_try
 from acp_tui.client.history import continuing
@@ -48,11 +49,13 @@ from acp_tui.client.workspace.prompt_queue.sending import PromptQueue
 from acp_tui.client.workspace.questions import Questions
 from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.config.paths import Paths, get_paths
+from acp_tui.config.settings import Settings
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.methods import SessionInfo
+from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.store.transcripts import TranscriptCache
 
-__all__ = ["Workspace"]
+__all__ = ["RootsOffer", "Workspace"]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +63,20 @@ STOP_WITHIN = 15.0
 """How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
 
 NOTHING_TO_CONTINUE = "No earlier session in this folder to continue: this one is new."
+
+
+@dataclass(frozen=True, slots=True)
+class RootsOffer:
+    """A new session, ready to be opened once its extra roots are chosen: its agent (running),
+    its cwd, the roots proposed, those used recently in the cwd, and whether the agent takes
+    extra roots at all (``supported``; ``reason`` says why not)."""
+
+    agent: AgentRuntime
+    cwd: Path
+    roots: tuple[Path, ...]
+    recent: list[Path]
+    supported: bool
+    reason: str | None
 
 
 class Workspace:
@@ -277,6 +294,65 @@ class Workspace:
             log.info("could not find the session to continue: %s", exc)
             return self.open_new(agent, project)
         return self.open_listed(agent, info, replay=True)
+
+    def open_launch(self, launch: LaunchSpec) -> None:
+        """Open what the command line asked for: the session it continues, else a new one."""
+        agent = self.agent_for(launch)
+        if launch.continue_last or launch.session_id:
+            session_id = launch.session_id
+            self.board.spawn(
+                lambda: self.open_continued(agent, launch.cwd, session_id), "continuing a session"
+            )
+        else:
+            self.open_new(agent, launch.cwd, launch.additional_directories)
+
+    async def offer_new_session(
+        self, beside: SessionSlot, agent_name: str | None = None, settings: Settings | None = None
+    ) -> RootsOffer | None:
+        """Get a new session beside ``beside`` ready: on its agent, or on the configured agent
+        ``agent_name`` (started now, its own extra roots proposed). None when the agent cannot
+        be started (said in a Notice; one started only for this is stopped again)."""
+        agent, cwd, roots = beside.agent, beside.cwd, beside.additional_directories
+        if agent_name is not None:
+            try:
+                launch = resolve_launch(
+                    cwd=cwd,
+                    agent_name=agent_name,
+                    command=None,
+                    settings=settings or Settings(),
+                    paths=self.paths,
+                    protocol=None,
+                )
+            except LaunchError as exc:
+                self.board.emit(Notice(f"Cannot start {agent_name}: {exc}", "error"))
+                return None
+            agent = self.agent_for(launch)
+            roots = launch.additional_directories
+        if not agent.alive:
+            self.board.emit(Notice(f"Starting {agent.display_name}…"))
+            try:
+                await agent.wait_ready()
+            except Exception as exc:
+                self.board.emit(Notice(f"{agent.display_name} did not start: {exc}", "error"))
+                self.release(agent)
+                return None
+        caps = agent.capabilities
+        if caps is None:
+            return None
+        supported, reason = caps.additional_directories, caps.why_not("additional_directories")
+        return RootsOffer(agent, cwd, roots, self.recent_roots(cwd), supported, reason)
+
+    def open_offered(self, offer: RootsOffer, roots: tuple[Path, ...] | None) -> None:
+        """Open the offered session with the extra ``roots`` chosen; None (the user changed
+        their mind) stops an agent started only for it."""
+        if roots is None:
+            self.release(offer.agent)
+        else:
+            self.open_new(offer.agent, offer.cwd, roots)
+
+    def recent_roots(self, cwd: Path) -> list[Path]:
+        """The extra roots used lately with ``cwd``, most recent first."""
+        return recent_roots_for_project(cwd, self.paths).load()
 
     def _add_slot(
         self, agent: AgentRuntime, intent: OpenNew | OpenExisting | OpenFork, *, focus: bool

@@ -29,9 +29,7 @@ from acp_tui.client.workspace.events import ActionProgress, SessionInfoChanged, 
 from acp_tui.client.workspace.listed_sessions import LoggedInListing
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
-from acp_tui.config.paths import Paths
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
 from acp_tui.ui.memory import settle_memory
@@ -80,10 +78,9 @@ class SessionBrowser(Vertical):
         Binding("escape", "back", "Prompt"),
     ]
 
-    def __init__(self, project: Path, paths: Paths, *, id: str | None = None) -> None:
+    def __init__(self, project: Path, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.project = project
-        self.paths = paths
         self.width: Width = "hidden"
         self.lister = SessionLister()
         self.lister.cwd = project
@@ -402,7 +399,7 @@ class SessionBrowser(Vertical):
     def action_choose_roots(self) -> None:
         """The extra-roots filter, in the roots dialog (offering the listed sessions' roots)."""
         cwd = self.project
-        recent = recent_roots_for_project(cwd, self.paths).load()
+        recent = self.workspace.recent_roots(cwd) if self.workspace is not None else []
         offered = offered_roots(self.lister.rows.values(), recent)
         self.query_one(BrowserFilters).choose_roots(cwd, offered)
 
