@@ -16,26 +16,26 @@ from pathlib import Path
 from typing import Literal
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, ProgressBar, Static
 
-from acp_tui.client.history.session_list import SessionLister, display_title
+from acp_tui.client.history.session_list import SessionLister
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
 from acp_tui.client.workspace.events import ActionProgress, SessionInfoChanged, SessionsChanged
 from acp_tui.client.workspace.listed_sessions import LoggedInListing
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.protocol.methods import SessionInfo
+from acp_tui.ui.browser.actions import confirm_delete, reload_or_show
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
+from acp_tui.ui.browser.tags import session_tags
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
-
-ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "done"}
 
 Width = Literal["hidden", "narrow", "wide"]
 NEXT_WIDTH: dict[Width, Width] = {"hidden": "narrow", "narrow": "wide", "wide": "hidden"}
@@ -207,25 +207,8 @@ class SessionBrowser(Vertical):
         self.update_actions()
 
     def tags(self) -> dict[str, list[str]]:
-        """The tags of the loaded rows that have any (thousands of rows may be loaded):
-        ``chat`` for the current tab's session, ``open`` for the other tabs', what a tab in
-        the background wants, and ``local`` for rows from acp-tui's own history."""
-        ws, agent = self.workspace, self.agent
-        tags: dict[str, list[str]] = {}
-        rows = self.lister.rows
-        if self.lister.local:
-            tags = {session_id: ["local"] for session_id in rows}
-        if ws is None or agent is None:
-            return tags
-        for slot in ws.board.slots_of(agent):
-            shown = slot.session_id
-            if shown is None or shown not in rows or not slot.live:
-                continue
-            mine = ["chat" if slot is ws.current else "open"]
-            if slot.attention is not None:
-                mine.append(ATTENTION_TAGS[slot.attention])
-            tags[shown] = mine + tags.get(shown, [])
-        return tags
+        """The tags of the loaded rows (see `session_tags`)."""
+        return session_tags(self.lister, self.workspace, self.agent)
 
     def update_header(self, shown: int | None = None) -> None:
         name = self.agent_name or "the agent"
@@ -343,45 +326,23 @@ class SessionBrowser(Vertical):
         elif action == "delete":
             self.delete_sessions(ws, agent, self.rows.marked_infos() or [info])
 
-    @work(group="browser-open", exclusive=True, exit_on_error=False)
-    async def reload_or_show(self, ws: Workspace, slot: SessionSlot) -> None:
+    def reload_or_show(self, ws: Workspace, slot: SessionSlot) -> None:
         """The session is already open in a tab: show it, or reload it from the agent."""
-        from acp_tui.ui.dialogs.confirm import ConfirmDialog
+        work = reload_or_show(self.app, ws, slot)
+        self.run_worker(work, group="browser-open", exclusive=True, exit_on_error=False)
 
-        number = ws.slots.index(slot) + 1 if slot in ws.slots else 0
-        close = (
-            "closed and " if slot.agent.capabilities and slot.agent.capabilities.can_close else ""
-        )
-        question = f"This session is already open in tab {number}. Reload it from the agent?"
-        dialog = ConfirmDialog(
-            question,
-            confirm_label="Reload",
-            cancel_label="Just show it",
-            note=f"Reloading: the session is {close}replayed by the agent in its tab.",
-            destructive=False,
-        )
-        if await self.app.push_screen_wait(dialog):
-            ws.board.focus(slot)
-            await ws.sessions.reload(slot)
-        else:
-            ws.board.focus(slot)
-
-    @work(group="browser-delete", exclusive=True, exit_on_error=False)
-    async def delete_sessions(
-        self, ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo]
-    ) -> None:
+    def delete_sessions(self, ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo]) -> None:
         """Ask first (nothing is undone), then delete with progress."""
-        from acp_tui.ui.dialogs.confirm import ConfirmDialog
 
-        what = "this session" if len(infos) == 1 else f"these {len(infos)} sessions"
-        question = f"Delete {what} from {agent.display_name}?"
-        dialog = ConfirmDialog(question, [display_title(i) for i in infos])
-        if not await self.app.push_screen_wait(dialog):
-            self.set_status("Nothing was deleted.")
-            return
-        await ws.sessions.delete_listed(agent, infos)
-        self.show_progress(None)
-        self.render_rows()
+        async def delete() -> None:
+            if not await confirm_delete(self.app, agent, infos):
+                self.set_status("Nothing was deleted.")
+                return
+            await ws.sessions.delete_listed(agent, infos)
+            self.show_progress(None)
+            self.render_rows()
+
+        self.run_worker(delete(), group="browser-delete", exclusive=True, exit_on_error=False)
 
     def action_focus_search(self) -> None:
         self.query_one("#browser-search").focus()
