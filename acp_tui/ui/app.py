@@ -125,7 +125,6 @@ class AcpApp(PlainToasts):
             return
         self.interaction = DialogInteraction(
             self,
-            focus_slot=self.focus_slot,
             cancel_turn=self.cancel_turn,
             run_interactive=self.run_interactive,
         )
@@ -208,10 +207,6 @@ class AcpApp(PlainToasts):
     def chat(self) -> ChatScreen:
         """The chat screen (its ``current_pane`` is the tab shown)."""
         return self.chat_screen
-
-    def focus_slot(self, slot: SessionSlot) -> None:
-        if self.workspace is not None:
-            self.workspace.board.focus(slot)
 
     def cancel_turn(self, slot: SessionSlot) -> None:
         if self.workspace is not None:

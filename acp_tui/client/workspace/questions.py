@@ -1,9 +1,10 @@
 """Provides Questions, the part of the Workspace that asks the user the agent's questions:
 permission requests, elicitations and the agent's commands (the ``terminal`` setting).
 
-They are asked one at a time, in the order they came (`QuestionQueue`); a question of a session
-in the background marks its tab and waits until the user comes to it, so it never blocks the
-questions of the tab shown.
+They are asked one at a time, in the order they came (`QuestionQueue`), each over the tab of
+its session; a question of a session in the background marks its tab and waits until the user
+comes to it, so it never blocks the questions of the tab shown. The interaction only shows the
+question and returns the answer.
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class Questions:
             async def ask_user() -> Answer:
                 if elicitation.completed.is_set():  # done while it waited: nothing to ask
                     return ACCEPTED
+                if slot is not None:
+                    self.board.focus(slot)
                 return await self.interaction.ask_elicitation(agent, slot, elicitation)
 
             try:
@@ -117,12 +120,18 @@ class Questions:
         return TerminalPolicy(env, approve)
 
     async def _ask_in_turn(self, slot: SessionSlot, question: Callable[[], Awaitable[T]]) -> T:
-        """Ask once the slot is shown (marked meanwhile), one question at a time."""
+        """Ask once the slot is shown (marked meanwhile), one question at a time, over its
+        tab (the user may have gone to another while it waited for its turn)."""
+
+        def over_its_tab() -> Awaitable[T]:
+            self.board.focus(slot)
+            return question()
+
         try:
             while slot is not self.board.current:
                 self.board.want_attention(slot, "permission")
                 await self.board.focus_changed()
-            return await self.permissions.turn(question)
+            return await self.permissions.turn(over_its_tab)
         finally:
             if slot.attention == "permission":
                 self.board.clear_attention(slot)
