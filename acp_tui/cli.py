@@ -16,6 +16,8 @@ from pathlib import Path
 
 from acp_tui import __version__
 from acp_tui.client.agent.launch import LaunchError, agent_choices, check_supported, resolve_launch
+from acp_tui.client.log_file import LOG_NAME
+from acp_tui.client.safe_text import sanitize
 from acp_tui.commands.usage import (
     Parser,
     UsageError,
@@ -37,7 +39,7 @@ from acp_tui.registry.first_run import should_offer_registry
 PROG = "acp-tui"
 USAGE = (
     f"{PROG} [DIR] [-a NAME | -- COMMAND ARGS...] [--add-dir DIR]... [-c | --session ID] "
-    "[--protocol {{1,2}}] [--wire-log FILE] "
+    "[--protocol {1,2}] [--wire-log FILE] "
     "[--version] [-h]"
 )
 
@@ -53,6 +55,8 @@ agent. '-a demo' always means the demo agent.
 
 subcommands: {subcommands} (see '{prog} SUBCOMMAND --help').
 To open a directory named like a subcommand, write ./NAME.
+
+Warnings and errors are logged to {log}
 """
 
 
@@ -60,15 +64,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run `acp-tui` with `argv` (default: `sys.argv[1:]`) and return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     subcommand = SUBCOMMANDS.get(args[0]) if args else None
-    prog = f"{PROG} {args[0]}" if subcommand is not None else PROG
+    if subcommand is None:
+        return _reporting_errors(PROG, lambda: _chat(args))
+    from acp_tui.client.log_file import LogFile
+    from acp_tui.commands.safe_output import safe_output
+
+    # A headless command prints what others wrote: shown, never obeyed; its warnings go to
+    # stderr and to the log file.
+    with safe_output(), LogFile(get_paths().log_dir, to_stderr=True):
+        return _reporting_errors(f"{PROG} {args[0]}", lambda: subcommand(args[1:]))
+
+
+def _reporting_errors(prog: str, run: Callable[[], int]) -> int:
+    """``run()``'s exit status, with the errors every command reports the same way."""
     try:
-        if subcommand is not None:
-            return subcommand(args[1:])
-        return _chat(args)
+        return run()
     except UsageError as exc:
         return report_usage_error(prog, exc)
     except LaunchError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {sanitize(str(exc))}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # argparse's --help and --version
         return exit_status(exc)
@@ -84,7 +98,11 @@ def _chat_parser() -> Parser:
         usage=USAGE,
         description="A terminal client for the Agent Client Protocol (ACP).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_CHAT_EPILOG.format(prog=PROG, subcommands=", ".join(sorted(SUBCOMMANDS))),
+        epilog=_CHAT_EPILOG.format(
+            prog=PROG,
+            subcommands=", ".join(sorted(SUBCOMMANDS)),
+            log=sanitize(str(get_paths().log_dir / LOG_NAME)),
+        ),
     )
     parser.add_argument(
         "dir", nargs="?", metavar="DIR", help="the session's working directory (default: .)"
@@ -219,7 +237,7 @@ def _load_and_warn(config_file: Path) -> LoadedSettings:
     """Load the settings, printing each problem as a warning; bad settings never stop us."""
     loaded = load_settings(config_file)
     for problem in loaded.problems:
-        print(f"{PROG}: warning: {problem}", file=sys.stderr)
+        print(f"{PROG}: warning: {sanitize(problem)}", file=sys.stderr)
     if loaded.problems:
         print(f"{PROG}: warning: using default settings until this is fixed", file=sys.stderr)
     return loaded

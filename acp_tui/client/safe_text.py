@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BIDI_CONTROLS", "sanitize"]
+__all__ = ["BIDI_CONTROLS", "one_line", "sanitize"]
 
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -49,3 +49,9 @@ def sanitize(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
     return _UNSAFE.sub(_visible, text.replace("\r\n", "\n"))
+
+
+def one_line(text: str) -> str:
+    """``text`` sanitised for one line (a table cell, a text field): tabs and line ends are made
+    visible too (␉, ␊)."""
+    return sanitize(text).replace("\t", "\u2409").replace("\n", "\u240a")

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from acp_tui.commands.usage import UsageError
+from acp_tui.commands.usage import UsageError, tell
 from acp_tui.config.edit import ConfigEditError
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import AgentConfig, Settings, load_settings
@@ -40,7 +40,7 @@ __all__ = ["RegistryCommandError", "add_from_registry", "search", "upgrade", "vi
 WHICH: Which = shutil.which
 """How launchers are looked up on PATH (the tests replace it)."""
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class RegistryCommandError(Exception):
@@ -48,7 +48,8 @@ class RegistryCommandError(Exception):
 
 
 def visible(text: str) -> str:
-    """`text` from the registry with control characters (escape sequences) made harmless."""
+    """`text` from the registry with control characters (escape sequences) and bidi controls
+    made harmless (shown as "\N{REPLACEMENT CHARACTER}")."""
     return _CONTROL.sub("\N{REPLACEMENT CHARACTER}", text)
 
 
@@ -251,6 +252,7 @@ def _install(plan: AgentPlan, make_default: bool, *, replace_existing: bool) -> 
             replace_existing=replace_existing,
             make_default=make_default,
             progress=progress,
+            tell=tell,
         )
     except (DownloadError, InstallError) as exc:
         raise RegistryCommandError(f"{exc}; nothing was changed") from None

@@ -24,6 +24,7 @@ from acp_tui.commands.usage import (
     exit_status,
     report_usage_error,
     split_agent_command,
+    tell,
 )
 from acp_tui.config.edit import ConfigEditError, edit_settings
 from acp_tui.config.paths import get_paths
@@ -47,7 +48,7 @@ ADD_USAGE = (
 _EPILOG = """\
 examples:
   acp-tui agents add my-agent -- my-agent --acp --verbose
-  acp-tui agents add claude --default --env LOG=debug -- npx @zed-industries/claude-code-acp
+  acp-tui agents add claude --default --env LOG=debug -- npx @agentclientprotocol/claude-agent-acp
   acp-tui agents remove my-agent
   acp-tui agents search gemini
   acp-tui agents add --from-registry gemini
@@ -241,7 +242,7 @@ def _add(options: argparse.Namespace, command: list[str] | None) -> int:
         default_agent = name if options.default else settings.default_agent
         return replace(settings, agents=agents, default_agent=default_agent)
 
-    edit_settings(config_file, add)
+    edit_settings(config_file, add, tell=tell)
     print(f"added {name!r} to {config_file}")
     return 0
 
@@ -265,7 +266,7 @@ def _remove(name: str) -> int:
         default_agent = None if was_default else settings.default_agent
         return replace(settings, agents=agents, default_agent=default_agent)
 
-    edit_settings(config_file, remove)
+    edit_settings(config_file, remove, tell=tell)
     print(f"removed {name!r} from {config_file}")
     if removed is not None and removed.registry_distribution == "binary":
         remove_installed(paths, name)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from acp_tui.client.agent.calls import session_matches
 from acp_tui.client.history.session_list import ListingClient
-from acp_tui.client.safe_text import sanitize
+from acp_tui.client.safe_text import one_line, sanitize
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
 
@@ -87,7 +87,7 @@ async def list_all(client: ListingClient, scope: Scope) -> Listing:
 
 def printable(text: str) -> str:
     """Agent text made safe for a terminal, on one line: controls shown, not sent."""
-    return sanitize(text).replace("\t", "\u2409").replace("\n", "\u240a")
+    return one_line(text)
 
 
 def relative_time(value: str | None, now: datetime) -> str:

@@ -21,9 +21,11 @@ from acp_tui.commands.usage import (
     exit_status,
     report_usage_error,
     split_agent_command,
+    tell,
 )
 from acp_tui.config.edit import ConfigEditError, edit_settings
 from acp_tui.config.paths import get_paths
+from acp_tui.config.secrets import mask_url
 from acp_tui.config.settings import McpServerConfig, Settings, check_http_url, load_settings
 
 __all__ = ["mcp_command"]
@@ -141,7 +143,7 @@ def _list() -> int:
         where = (
             shlex.join([server.command or "", *server.args])
             if server.transport == "stdio"
-            else server.url or ""
+            else mask_url(server.url or "")
         )
         secrets = [*server.env, *server.headers]
         hidden = f"; {', '.join(secrets)} set (values hidden)" if secrets else ""
@@ -219,7 +221,7 @@ def _add(options: argparse.Namespace, command: list[str] | None) -> int:
         servers = {**settings.mcp_servers, name: server}
         return replace(settings, mcp_servers=servers, agents=agents)
 
-    edit_settings(config_file, add)
+    edit_settings(config_file, add, tell=tell)
     print(f"added MCP server {name!r} to {config_file}")
     if server.command is not None and resolve_command(server.command) is None:
         print(
@@ -248,6 +250,6 @@ def _remove(name: str) -> int:
         }
         return replace(settings, mcp_servers=servers, agents=agents)
 
-    edit_settings(config_file, remove)
+    edit_settings(config_file, remove, tell=tell)
     print(f"removed MCP server {name!r} from {config_file}")
     return 0

@@ -19,11 +19,17 @@ __all__ = [
     "exit_status",
     "report_usage_error",
     "split_agent_command",
+    "tell",
 ]
 
 
 class UsageError(Exception):
     """Bad arguments; one line on stderr and exit status 2."""
+
+
+def tell(text: str) -> None:
+    """Say something the user should know, beside the command's output (stderr)."""
+    print(f"acp-tui: {text}", file=sys.stderr)
 
 
 def report_usage_error(prog: str, exc: UsageError) -> int:

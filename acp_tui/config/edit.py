@@ -53,13 +53,19 @@ def config_lock(config_file: Path) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def edit_settings(config_file: Path, change: Callable[[Settings], Settings]) -> Settings:
+def edit_settings(
+    config_file: Path,
+    change: Callable[[Settings], Settings],
+    *,
+    tell: Callable[[str], None] | None = None,
+) -> Settings:
     """Apply `change` to the settings in `config_file` and save the result, under the lock.
 
     A file that does not load cleanly is never rewritten (the user's text would be replaced by
     defaults): that raises ConfigEditError listing its problems. Whatever `change` raises goes
     through unchanged, and the file is left as it was; so is a file that `change` leaves the
-    same. Returns the settings in effect afterwards.
+    same. Returns the settings in effect afterwards. ``tell`` hears what the user should know
+    of the write: that the file, now holding secrets, was made private.
     """
     with config_lock(config_file):
         loaded = load_settings(config_file)
@@ -71,7 +77,9 @@ def edit_settings(config_file: Path, change: Callable[[Settings], Settings]) -> 
         if settings == loaded.settings:
             return settings  # nothing to write
         try:
-            save_settings(settings, config_file)
+            note = save_settings(settings, config_file)
         except OSError as exc:
             raise ConfigEditError(f"could not write {config_file}: {exc.strerror or exc}") from None
+        if note is not None and tell is not None:
+            tell(note)
         return settings

@@ -51,6 +51,7 @@ __all__ = [
     "McpServerConfig",
     "Settings",
     "check_http_url",
+    "holds_secrets",
     "load_settings",
     "save_settings",
     "settings_to_toml",
@@ -106,9 +107,11 @@ def check_http_url(url: str) -> None:
     """Accept an http:// or https:// URL with a host; raise ValueError otherwise."""
     from urllib.parse import urlsplit
 
+    from acp_tui.config.secrets import mask_url
+
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"expected an http:// or https:// URL (got {url!r})")
+        raise ValueError(f"expected an http:// or https:// URL (got {mask_url(url)!r})")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -254,11 +257,14 @@ HIDDEN = "(hidden)"
 
 
 def without_secrets(settings: Settings) -> Settings:
-    """``settings`` with every environment and header value replaced by `HIDDEN`.
+    """``settings`` with every environment and header value replaced by `HIDDEN`, and the
+    user info and secret query values of MCP servers' URLs masked.
 
     For showing the settings (`acp-tui config show`): agents' and MCP servers' env and
-    headers hold API keys and tokens. The names stay, so the user sees what is set.
+    headers hold API keys and tokens, and a URL may carry one (``https://user:token@host``,
+    ``?token=``). The names stay, so the user sees what is set.
     """
+    from acp_tui.config.secrets import mask_url
 
     def hide(values: dict[str, str]) -> dict[str, str]:
         return dict.fromkeys(values, HIDDEN)
@@ -269,23 +275,56 @@ def without_secrets(settings: Settings) -> Settings:
             name: replace(agent, env=hide(agent.env)) for name, agent in settings.agents.items()
         },
         mcp_servers={
-            name: replace(server, env=hide(server.env), headers=hide(server.headers))
+            name: replace(
+                server,
+                env=hide(server.env),
+                headers=hide(server.headers),
+                url=mask_url(server.url) if server.url is not None else None,
+            )
             for name, server in settings.mcp_servers.items()
         },
     )
 
 
-def save_settings(settings: Settings, path: Path) -> None:
+def holds_secrets(settings: Settings) -> bool:
+    """Whether the settings hold a value that is secret (an env or header value, a URL with
+    user info or a secret query value): the file is then kept readable by its owner only."""
+    from acp_tui.config.secrets import url_has_secret
+
+    if any(agent.env for agent in settings.agents.values()):
+        return True
+    return any(
+        server.env or server.headers or (server.url is not None and url_has_secret(server.url))
+        for server in settings.mcp_servers.values()
+    )
+
+
+PRIVATE_NOTE = (
+    "{path} holds secrets (env, header or URL credentials): it is now readable by you only (0600)"
+)
+"""Said once, when saving makes a readable config file private."""
+
+
+def save_settings(settings: Settings, path: Path) -> str | None:
     """Write `settings` to `path` atomically, keeping the file's comments and layout.
 
     When `path` holds TOML already, only what changed is rewritten: comments, key order and
     formatting of everything else stay as the user wrote them. The text goes to a temp file in
     the same directory, is flushed to disk, then replaces `path` in one step. If anything fails
     the old file is left as it was, the temp file is removed and the error is raised.
+
+    The file keeps its permissions, unless it holds secrets and others could read it: it is
+    then made private (0600), and the note saying so is returned (None otherwise).
     """
     text = _updated_text(path, _to_data(settings))
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text.encode("utf-8"), keep_mode=True)
+    try:
+        readable = path.stat().st_mode & 0o077 != 0
+    except OSError:
+        readable = False  # a new file is private anyway
+    private = readable and holds_secrets(settings)
+    write_atomic(path, text.encode("utf-8"), keep_mode=not private)
+    return PRIVATE_NOTE.format(path=path) if private else None
 
 
 def _updated_text(path: Path, data: dict[str, Any]) -> str:

@@ -111,8 +111,26 @@ def describe(answer: Any) -> str:
     return f"answered something I do not understand: {answer!r}"
 
 
-async def ask(ctx: TurnContext) -> str | None:
-    """A form with every kind of field, tied to a tool call; the answer goes in the reply."""
+SLOW_PATTERN = "^(a|aa)+$"
+"""Backtracks for about a minute (Python's ``re``) on ``SLOW_DEFAULT``, which it never matches."""
+SLOW_DEFAULT = "a" * 40 + "!"
+SLOW_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "code": {
+            "type": "string",
+            "title": "Code",
+            "pattern": SLOW_PATTERN,
+            "default": SLOW_DEFAULT,
+        }
+    },
+}
+"""The ``ask-slow`` form: a pattern a client must not let freeze it."""
+
+
+async def ask(ctx: TurnContext, schema: dict[str, Any] = ASK_SCHEMA) -> str | None:
+    """A form with every kind of field (or ``schema``'s), tied to a tool call; the answer goes
+    in the reply."""
     call_id = await ctx.tool_call("Ask about the project", "other")
     if not ctx.client.elicitation_form:
         await ctx.tool_update(call_id, status="failed")
@@ -123,7 +141,7 @@ async def ask(ctx: TurnContext) -> str | None:
         "toolCallId": call_id,
         "mode": "form",
         "message": ASK_MESSAGE,
-        "requestedSchema": ASK_SCHEMA,
+        "requestedSchema": schema,
     }
     try:
         answer = await ctx.request("elicitation/create", params)
@@ -135,6 +153,11 @@ async def ask(ctx: TurnContext) -> str | None:
     await ctx.tool_update(call_id, status="completed" if accepted else "failed")
     await ctx.say(f"You {describe(answer)}")
     return None
+
+
+async def ask_slow(ctx: TurnContext) -> str | None:
+    """The ``ask`` question with `SLOW_SCHEMA`: a pattern made to backtrack on its default."""
+    return await ask(ctx, SLOW_SCHEMA)
 
 
 async def ask_url(ctx: TurnContext, complete_after: float | None, url: str | None) -> str | None:

@@ -3,11 +3,16 @@
 ``python -m acp_tui.demo_agent --hostile NAME`` rewrites everything the agent writes so that
 each display string (agent and session titles, auth method, command, mode and option names,
 descriptions and hints, permission option names, tool call titles and locations, plan entries,
-message text, error messages and data, the usage currency) is ``HOSTILE_TEXTS[NAME]``. Ids,
-paths the agent works with and every other value are left alone, so the protocol still works: a
-client must show these strings literally, never run their markup or send their escapes to the
-terminal.
-The tests feed this one table to every surface of the app.
+message text, error messages and data, the usage currency, and in a form: its title and
+description, each field's title and description, a text field's default and the values of an
+``enum``, which a client shows as their own labels) is ``HOSTILE_TEXTS[NAME]``. Ids, paths the
+agent works with and every other value are left alone, so the protocol still works: a client must
+show these strings literally, never run their markup or send their escapes to the terminal.
+
+What only a client's wire inspector shows gets the text too: right after its ``initialize``
+reply, the agent sends a notification whose method is the text, a request whose id and method
+are the text (a client answers it with an error that carries the id back), and the text as a line
+that is not JSON. The tests feed this one table to every surface of the app.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 
 from anyio.abc import ByteSendStream
 
-__all__ = ["HOSTILE_TEXTS", "HostileOutput", "poison"]
+__all__ = ["HOSTILE_TEXTS", "HostileOutput", "poison", "wire_lines"]
 
 HOSTILE_TEXTS: dict[str, str] = {
     # Textual markup with actions: a click on the text would run them.
@@ -61,6 +66,8 @@ def poison(value: Any, text: str) -> Any:
             result[key] = text  # a text content block
         elif key == "content" and "priority" in value and isinstance(item, str):
             result[key] = text  # a plan entry
+        elif key == "requestedSchema" and isinstance(item, dict):
+            result[key] = _poison_form(item, text)
         elif key == "locations" and isinstance(item, list):
             result[key] = [
                 {**location, "path": text} if isinstance(location, dict) else location
@@ -69,6 +76,71 @@ def poison(value: Any, text: str) -> Any:
         else:
             result[key] = poison(item, text)
     return result
+
+
+def _poison_form(schema: dict[str, Any], text: str) -> dict[str, Any]:
+    """A form's ``requestedSchema`` poisoned: titles and descriptions as everywhere, and what a
+    client shows of a field beyond them (`_poison_field`)."""
+    result: dict[str, Any] = poison(schema, text)
+    properties = result.get("properties")
+    if isinstance(properties, dict):
+        result["properties"] = {
+            name: _poison_field(field, text) for name, field in properties.items()
+        }
+    return result
+
+
+def _poison_field(field: Any, text: str) -> Any:
+    """A text field's default becomes ``text``; each value of an ``enum`` (its own label) becomes
+    ``text`` and a number, so that they stay distinct, and a default among them follows."""
+    if not isinstance(field, dict):
+        return field
+    result = dict(field)
+    items = result.get("items")
+    default = result.get("default")
+    if isinstance(items, dict) and isinstance(items.get("enum"), list):  # a multiple choice
+        renamed = _numbered(items["enum"], text)
+        result["items"] = {**items, "enum": _renamed(items["enum"], renamed)}
+        if isinstance(default, list):
+            result["default"] = _renamed(default, renamed)
+    elif isinstance(result.get("enum"), list):  # a single choice
+        renamed = _numbered(result["enum"], text)
+        result["enum"] = _renamed(result["enum"], renamed)
+        if isinstance(default, str):
+            result["default"] = renamed.get(default, default)
+    elif result.get("type") == "string" and "oneOf" not in result and isinstance(default, str):
+        result["default"] = text
+    return result
+
+
+def _numbered(values: list[Any], text: str) -> dict[str, str]:
+    return {v: f"{text} {i}" for i, v in enumerate(values, 1) if isinstance(v, str)}
+
+
+def _renamed(values: list[Any], renamed: dict[str, str]) -> list[Any]:
+    return [renamed.get(v, v) if isinstance(v, str) else v for v in values]
+
+
+def wire_lines(text: str) -> list[bytes]:
+    """The lines sent after the ``initialize`` reply: ``text`` as a method, as an id, as a line.
+
+    The line that is not JSON is ``text`` on one line (its line ends as spaces), encoded as it
+    is: a lone surrogate becomes bytes that are not UTF-8, as a broken agent would write them.
+    """
+    notification = {"jsonrpc": "2.0", "method": text, "params": {}}
+    request = {"jsonrpc": "2.0", "id": text, "method": text, "params": {}}
+    raw = text.replace("\r", " ").replace("\n", " ").encode("utf-8", "surrogatepass")
+    return [_encode(notification), _encode(request), raw]
+
+
+def _encode(message: Any) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+def _initialized(message: Any) -> bool:
+    """Whether ``message`` is the reply to ``initialize``."""
+    result = message.get("result") if isinstance(message, dict) else None
+    return isinstance(result, dict) and "protocolVersion" in result
 
 
 class HostileOutput(ByteSendStream):
@@ -86,7 +158,9 @@ class HostileOutput(ByteSendStream):
             except ValueError:
                 lines.append(line)  # not JSON (the `malformed` keyword): as it is
                 continue
-            lines.append(json.dumps(poison(message, self.text), separators=(",", ":")).encode())
+            lines.append(_encode(poison(message, self.text)))
+            if _initialized(message):
+                lines.extend(wire_lines(self.text))
         await self.output.send(b"".join(line + b"\n" for line in lines))
 
     async def aclose(self) -> None:

@@ -28,6 +28,7 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
   markdown, code    a markdown reply with a heading, a list and a python block
   diff, edit        an edit tool call: pending, in_progress, completed with diffs
   permission        session/request_permission with allow/reject once/always
+  permission-none   session/request_permission offering no options at all
   permission-flood N [cancel K]
                     N concurrent session/request_permission requests, then the answers
                     in the order they came; with cancel K, request K is withdrawn
@@ -41,6 +42,8 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
                     N concurrent form elicitations, then the answers in the order they
                     came; with cancel K, question K is withdrawn once question 1 is answered
   ask-bad           elicitations a client must refuse (unknown session, unknown mode...)
+  ask-slow          a form whose text field has a pattern made to backtrack for minutes
+                    on its default (a hostile agent's way to freeze a client)
   read [PATH]       fs/read_text_file of PATH or <cwd>/README.md
   write             fs/write_text_file of <cwd>/demo-output.txt
   terminal, run [NAME=VALUE]...
@@ -77,12 +80,16 @@ _FLOOD = re.compile(r"\bpermission-flood\s+(\d+)(?:\s+cancel\s+(\d+))?", re.IGNO
 ASK_URL = "ask-url"
 ASK_FLOOD = "ask-flood"
 ASK_BAD = "ask-bad"
+ASK_SLOW = "ask-slow"
+PERMISSION_NONE = "permission-none"
 _ASK_URL = re.compile(
     r"\bask-url\b(?:[ \t]+(never|\d+(?:\.\d+)?)\b)?(?:[ \t]+([a-z][a-z0-9+.-]*:\S*))?",
     re.IGNORECASE,
 )
 _ASK_FLOOD = re.compile(r"\bask-flood\s+(\d+)(?:\s+cancel\s+(\d+))?", re.IGNORECASE)
 _ASK_BAD = re.compile(r"\bask-bad\b", re.IGNORECASE)
+_ASK_SLOW = re.compile(r"\bask-slow\b", re.IGNORECASE)
+_PERMISSION_NONE = re.compile(r"\bpermission-none\b", re.IGNORECASE)
 _TERMINAL_ENV = re.compile(
     r"\b(?:terminal|run)((?:[ \t]+[A-Za-z_][A-Za-z0-9_]*=\S*)+)", re.IGNORECASE
 )
@@ -163,6 +170,10 @@ def parse(text: str) -> Keywords:
     text = _cut(text, ask_flood)
     ask_bad = _ASK_BAD.search(text)
     text = _cut(text, ask_bad)
+    ask_slow = _ASK_SLOW.search(text)
+    text = _cut(text, ask_slow)
+    permission_none = _PERMISSION_NONE.search(text)
+    text = _cut(text, permission_none)
     terminal_env = _TERMINAL_ENV.search(text)
     if terminal_env is not None:  # the variables' words are no keywords; `terminal` stays
         text = text[: terminal_env.start(1)] + text[terminal_env.end(1) :]
@@ -172,6 +183,10 @@ def parse(text: str) -> Keywords:
             words |= {name}
     if ask_bad is not None:
         words |= {ASK_BAD}
+    if ask_slow is not None:
+        words |= {ASK_SLOW}
+    if permission_none is not None:
+        words |= {PERMISSION_NONE}
     after: float | None = asking.URL_COMPLETE_AFTER
     if ask_url is not None and ask_url.group(1):
         after = None if ask_url.group(1).lower() == "never" else float(ask_url.group(1))
@@ -357,6 +372,8 @@ async def _tool_steps(ctx: TurnContext, kw: Keywords) -> list[str | None]:
         ((ASK_URL,), lambda c: asking.ask_url(c, kw.url_complete_after, kw.url)),
         ((ASK_FLOOD,), lambda c: asking.ask_flood(c, kw.ask_flood_count, kw.ask_flood_cancel)),
         ((ASK_BAD,), asking.ask_bad),
+        ((ASK_SLOW,), asking.ask_slow),
+        ((PERMISSION_NONE,), lambda c: tools.permission(c, [])),
         (("read",), lambda c: tools.read(c, kw.read_path)),
         (("write",), tools.write),
         (("terminal", "run"), lambda c: tools.terminal(c, kw.terminal_env)),

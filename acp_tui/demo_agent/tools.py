@@ -63,7 +63,11 @@ async def diff(ctx: TurnContext) -> str | None:
     return None
 
 
-async def permission(ctx: TurnContext) -> str | None:
+async def permission(
+    ctx: TurnContext, options: list[dict[str, Any]] = PERMISSION_OPTIONS
+) -> str | None:
+    """Ask to edit config.json with ``options`` (``permission-none``: none at all, which a
+    client must not show as a dialog without answers)."""
     path = os.path.join(ctx.cwd, "config.json")
     title = "Edit config.json"
     call_id = await ctx.tool_call(title, "edit", locations=[path], raw_input={"path": path})
@@ -78,7 +82,7 @@ async def permission(ctx: TurnContext) -> str | None:
     try:
         answer = await ctx.request(
             "session/request_permission",
-            {"sessionId": ctx.session_id, "toolCall": tool_call, "options": PERMISSION_OPTIONS},
+            {"sessionId": ctx.session_id, "toolCall": tool_call, "options": options},
         )
     except RpcError as exc:
         await ctx.tool_update(call_id, status="failed")

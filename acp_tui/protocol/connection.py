@@ -372,7 +372,7 @@ class Connection:
                     if now(method, decoded.get("params")):
                         return True
                 except Exception:
-                    log.exception("%s: notification handler for %s failed", self.name, method)
+                    log.exception("%s: notification handler for %r failed", self.name, method)
                     return True
         self._pending_decoded = decoded
         return False
@@ -380,7 +380,8 @@ class Connection:
     def _skip_line(self, line: bytes) -> None:
         self.skipped_lines += 1
         preview = line[:200].decode("utf-8", "replace")
-        log.warning("%s sent a line that is not JSON, skipped: %s", self.name, preview)
+        # The agent's text, logged with %r (its controls escaped): a log may reach a terminal.
+        log.warning("%s sent a line that is not JSON, skipped: %r", self.name, preview)
 
     async def _handle_line(self, line: bytes, tg: TaskGroup) -> None:
         size = len(line)
@@ -408,19 +409,98 @@ class Connection:
                 try:
                     await self.on_notification(method, decoded.get("params"))
                 except Exception:
-                    log.exception("%s: notification handler for %s failed", self.name, method)
+                    log.exception("%s: notification handler for %r failed", self.name, method)
                 return
-        batch = decoded if isinstance(decoded, list) and decoded else [decoded]
         token = line_bytes.set(size) if big else None
         try:
-            for item in batch:
+            if isinstance(decoded, list):
+                await self._handle_batch(decoded, tg)
+            else:
                 try:
-                    await self._dispatch(item, tg)
+                    await self._dispatch(decoded, tg)
                 except Exception:
                     log.exception("%s: failed to dispatch a message", self.name)
         finally:
             if token is not None:
                 line_bytes.reset(token)
+
+    async def _handle_batch(self, items: list[Any], tg: TaskGroup) -> None:
+        """A JSON-RPC batch (2.0 §6): notifications and replies are taken in order, as if they
+        came one a line; the requests' answers (and the -32600 of an invalid request with an
+        id) go back in one array once all are answered; an empty batch gets one -32600."""
+        if not items:
+            self.skipped_lines += 1
+            log.warning("%s sent an empty batch", self.name)
+            error = RpcError(ErrorCode.INVALID_REQUEST, "Invalid request: an empty batch")
+            tg.start_soon(
+                self._send_quietly, {"jsonrpc": "2.0", "id": None, "error": error.to_wire()}
+            )
+            return
+        requests: list[Request] = []
+        replies: list[dict[str, Any]] = []
+        for item in items:
+            if self.tracer is not None:
+                self.tracer("recv", item)
+            message = classify(item)
+            try:
+                if isinstance(message, Notification):
+                    await self._handle_notification(message)
+                elif isinstance(message, Response):
+                    self._drain()
+                    self._deliver(message)
+                elif isinstance(message, Request):
+                    requests.append(message)
+                else:
+                    self.skipped_lines += 1
+                    log.warning(
+                        "%s sent an invalid message, skipped: %s", self.name, message.reason
+                    )
+                    if message.reply:  # as one a line: junk that names no request is not answered
+                        error = RpcError(
+                            ErrorCode.INVALID_REQUEST, f"Invalid request: {message.reason}"
+                        )
+                        replies.append(
+                            {"jsonrpc": "2.0", "id": message.id, "error": error.to_wire()}
+                        )
+            except Exception:
+                log.exception("%s: failed to dispatch a message", self.name)
+        if requests:
+            self._drain()
+            tg.start_soon(self._serve_batch, requests, replies)
+        elif replies:
+            tg.start_soon(self._send_batch_quietly, replies)
+
+    async def _serve_batch(self, requests: list[Request], replies: list[dict[str, Any]]) -> None:
+        """Answer a batch's requests side by side, then send every answer in one array."""
+        answers: list[dict[str, Any] | None] = [None] * len(requests)
+
+        async def answer(index: int, message: Request) -> None:
+            reply = await self._answer(message)
+            if reply is not None:
+                try:
+                    json.dumps(reply)
+                except (TypeError, ValueError) as exc:
+                    reply = self._unserialisable(reply, message.method, exc)
+            answers[index] = reply
+
+        async with anyio.create_task_group() as tg:
+            for index, message in enumerate(requests):
+                tg.start_soon(answer, index, message)
+        replies = replies + [reply for reply in answers if reply is not None]
+        if replies:
+            await self._send_batch_quietly(replies)
+
+    async def _send_batch_quietly(self, replies: list[dict[str, Any]]) -> None:
+        if self.tracer is not None:
+            for reply in replies:
+                self.tracer("send", reply)
+        try:
+            data = json.dumps(replies, separators=(",", ":")).encode() + b"\n"
+            if self.tap is not None:
+                self.tap("send", data)
+            await self._write(data)
+        except ConnectionClosed:
+            log.debug("could not send a batch's replies: connection closed")
 
     async def _dispatch(self, obj: Any, tg: TaskGroup) -> None:
         if self.tracer is not None:
@@ -467,9 +547,19 @@ class Connection:
         try:
             await self.on_notification(message.method, message.params)
         except Exception:
-            log.exception("%s: notification handler for %s failed", self.name, message.method)
+            log.exception("%s: notification handler for %r failed", self.name, message.method)
 
     async def _serve_request(self, message: Request) -> None:
+        reply = await self._answer(message)
+        if reply is None:
+            return
+        try:
+            await self._send_quietly(reply)
+        except (TypeError, ValueError) as exc:  # a result or error data that is not JSON
+            await self._send_quietly(self._unserialisable(reply, message.method, exc))
+
+    async def _answer(self, message: Request) -> dict[str, Any] | None:
+        """The reply to ``message`` (None: none is due, the connection closed meanwhile)."""
         key = id_key(message.id)
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message.id}
         with anyio.CancelScope() as scope:
@@ -483,18 +573,19 @@ class Connection:
             except ValidationError as exc:
                 reply["error"] = RpcError.invalid_params(describe_validation_error(exc)).to_wire()
             except Exception as exc:
-                log.exception("%s: handler for %s failed", self.name, message.method)
+                log.exception("%s: handler for %r failed", self.name, message.method)
                 reply["error"] = RpcError.internal(str(exc) or type(exc).__name__).to_wire()
             finally:
                 self._incoming.pop(key, None)
         if scope.cancelled_caught:
             if self._closed_reason is not None:
-                return
+                return None
             reply.pop("result", None)
             reply["error"] = RpcError.cancelled().to_wire()
-        try:
-            await self._send_quietly(reply)
-        except (TypeError, ValueError) as exc:  # a result or error data that is not JSON
-            log.exception("%s: reply to %s is not JSON-serialisable", self.name, message.method)
-            error = RpcError.internal(f"reply is not JSON-serialisable: {exc}")
-            await self._send_quietly({"jsonrpc": "2.0", "id": message.id, "error": error.to_wire()})
+        return reply
+
+    def _unserialisable(self, reply: dict[str, Any], method: str, exc: Exception) -> dict[str, Any]:
+        """The error that replaces a reply whose result or error data is not JSON."""
+        log.error("%s: reply to %r is not JSON-serialisable: %s", self.name, method, exc)
+        error = RpcError.internal(f"reply is not JSON-serialisable: {exc}")
+        return {"jsonrpc": "2.0", "id": reply.get("id"), "error": error.to_wire()}

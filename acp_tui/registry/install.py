@@ -212,8 +212,10 @@ def install_agent(
     replace_existing: bool = False,
     make_default: bool = False,
     progress: Progress | None = None,
+    tell: Callable[[str], None] | None = None,
 ) -> Settings:
     """Carry out `plan`: download and unpack a binary, then write the table; return the settings.
+    ``tell`` hears what the user should know of the config write (see `edit_settings`).
 
     Raises NameTaken when `[agents.NAME]` exists and `replace_existing` is false (checked
     before any download), DownloadError / InstallError when the binary cannot be had, and
@@ -233,7 +235,7 @@ def install_agent(
         return replace(settings, agents=agents, default_agent=default)
 
     try:
-        settings = edit_settings(config_file, write)
+        settings = edit_settings(config_file, write, tell=tell)
     except BaseException:
         if switched is not None:
             switched.undo()

@@ -8,6 +8,7 @@ Workspace's questions are answered with dialogs (`acp_tui.ui.dialog_interaction`
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -176,7 +177,7 @@ class AcpApp(PlainToasts):
         if theme.name == self.saved_theme:
             return
         self.saved_theme = theme.name
-        problem = save_theme_choice(theme.name, self.paths.config_file)
+        problem = save_theme_choice(theme.name, self.paths.config_file, tell=self.notify)
         if problem is not None:
             self.notify(f"Theme not saved: {problem}", severity="warning", markup=False)
 
@@ -268,12 +269,25 @@ def run_app(launch: LaunchSpec) -> int:
     """Run the app until the user quits; the return value is the process exit status.
 
     SIGTERM, SIGHUP and SIGINT quit it as Ctrl+Q does, with status 128 + the signal's number.
+    An unexpected error ends it with Textual's ``return_code`` (1), its details in a file that
+    stderr names (`acp_tui.ui.crash`). Warnings go to the log file (`acp_tui.client.log_file`),
+    and a run that logged some says so when it ends.
     """
+    from acp_tui.client.log_file import LogFile
     from acp_tui.client.process.exit_signals import exit_signals  # stdlib only, small
+    from acp_tui.ui.crash import CrashReport
 
     app = AcpApp(launch)
-    with exit_signals(lambda status: app.exit(status)) as signals:
-        result = app.run()
+    with LogFile(app.paths.log_dir) as log_file:
+        crash = CrashReport(app.paths.log_dir, log_file.path)
+        app.error_console = crash.console
+        with exit_signals(lambda status: app.exit(status)) as signals:
+            result = app.run()
+    summary = log_file.summary()
+    if summary is not None and not app.return_code:
+        print(f"acp-tui: {summary}", file=sys.stderr)
     if signals.status is not None:
         return signals.status
+    if app.return_code:
+        return crash.exit_status(app.return_code)
     return result if isinstance(result, int) else 0

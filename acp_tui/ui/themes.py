@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -287,14 +287,17 @@ def install_themes(app: App[Any], theme_name: str, paths: Paths) -> list[str]:
     return problems
 
 
-def save_theme_choice(name: str, config_file: Path) -> str | None:
+def save_theme_choice(
+    name: str, config_file: Path, tell: Callable[[str], None] | None = None
+) -> str | None:
     """Save `theme = name` in the config file; return why it was not saved, or None.
 
     The file is read again first, so changes made since the app started are kept, and a file
-    with problems is never rewritten: the user's text would be replaced by defaults.
+    with problems is never rewritten: the user's text would be replaced by defaults. ``tell``
+    hears what else the user should know of the write (see `edit_settings`).
     """
     try:
-        edit_settings(config_file, lambda settings: replace(settings, theme=name))
+        edit_settings(config_file, lambda settings: replace(settings, theme=name), tell=tell)
     except ConfigEditError as exc:
         if len(exc.lines) > 1:  # the file's problems, then "not changing ..."
             return f"the config file has problems, so it was left as it is: {exc.lines[0]}"

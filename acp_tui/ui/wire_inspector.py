@@ -7,6 +7,11 @@ pretty-printed; long strings and huge messages are cut for reading (a huge one i
 a thread), and ``c`` copies the whole masked message. Typing in the filter keeps the rows whose
 method contains the text. The table only reads the log (a few times a second while shown), so
 the chat never waits for it.
+
+Everything here comes from the agent (its name, the methods and ids it sends, lines that are not
+even JSON), so every string shown is sanitised and literal (``acp_tui.ui.plain_text``): the cells
+are Rich ``Text`` (a ``str`` cell would be parsed as markup, and ``[/]`` would end the app), the
+title is ``Content``, the detail pane gets sanitised text. Copying keeps the message as it is.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -22,6 +28,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static, TextArea
 
 from acp_tui.client.agent.wire_log import HUGE, WireLog, WireRecord
+from acp_tui.ui.plain_text import NAME_LIMIT, safe_content, safe_text, sanitize
 
 __all__ = ["WireInspector"]
 
@@ -78,7 +85,7 @@ class WireInspector(Screen[None]):
         yield Static(id="wire-title")
         yield Input(placeholder="Filter by method (e.g. session/prompt)", id="wire-filter")
         with Vertical():
-            table: DataTable[str] = DataTable(
+            table: DataTable[Text] = DataTable(
                 id="wire-table", cursor_type="row", zebra_stripes=True
             )
             for column in COLUMNS:
@@ -88,7 +95,7 @@ class WireInspector(Screen[None]):
         yield Footer()
 
     @property
-    def table(self) -> DataTable[str]:
+    def table(self) -> DataTable[Text]:
         return self.query_one("#wire-table", DataTable)
 
     def on_mount(self) -> None:
@@ -114,7 +121,7 @@ class WireInspector(Screen[None]):
     def _set_time_cell(self, seq: int, elapsed: float) -> None:
         key = str(seq)
         if key in self.table.rows:
-            self.table.update_cell(key, "ms", f"{elapsed * 1000:.1f}")
+            self.table.update_cell(key, "ms", Text(f"{elapsed * 1000:.1f}"))
 
     def _method(self, record: WireRecord) -> str:
         method = record.method
@@ -130,18 +137,19 @@ class WireInspector(Screen[None]):
     def filter_text(self) -> str:
         return self.query_one("#wire-filter", Input).value.strip().lower()
 
-    def _row(self, record: WireRecord) -> list[str]:
+    def _row(self, record: WireRecord) -> list[Text]:
+        """The cells of one record: the agent's method and id sanitised, clipped, literal."""
         elapsed = self.elapsed.get(record.seq)
         msg_id = record.id
         return [
-            str(record.seq),
-            _clock(record.wall),
-            "→" if record.direction == "send" else "←",
-            record.kind,
-            self._method(record),
-            "" if msg_id is None else str(msg_id),
-            "" if elapsed is None else f"{elapsed * 1000:.1f}",
-            _size(record.size),
+            Text(str(record.seq)),
+            Text(_clock(record.wall)),
+            Text("→" if record.direction == "send" else "←"),
+            Text(record.kind),
+            safe_text(self._method(record), limit=NAME_LIMIT),
+            safe_text("" if msg_id is None else str(msg_id), limit=NAME_LIMIT),
+            Text("" if elapsed is None else f"{elapsed * 1000:.1f}"),
+            Text(_size(record.size)),
         ]
 
     def refresh_rows(self) -> None:
@@ -168,8 +176,9 @@ class WireInspector(Screen[None]):
     def _title(self) -> None:
         wire = self.wire
         dropped = f", {wire.dropped:,} older let go" if wire.dropped else ""
+        name = sanitize(self.agent_name, NAME_LIMIT)
         self.query_one("#wire-title", Static).update(
-            f"Wire: {self.agent_name} — {len(wire):,} messages kept{dropped}"
+            safe_content(f"Wire: {name} — {len(wire):,} messages kept{dropped}")
         )
 
     @on(Input.Changed, "#wire-filter")
@@ -196,11 +205,11 @@ class WireInspector(Screen[None]):
             detail.load_text(f"Formatting {_size(record.size)}…")
             self.format_huge(record)
         else:
-            detail.load_text(record.preview_text())
+            detail.load_text(sanitize(record.preview_text()))
 
     @work(thread=True, exclusive=True, group="wire-detail")
     def format_huge(self, record: WireRecord) -> None:
-        text = record.preview_text()
+        text = sanitize(record.preview_text())
         self.app.call_from_thread(self._show_formatted, record, text)
 
     def _show_formatted(self, record: WireRecord, text: str) -> None:

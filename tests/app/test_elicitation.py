@@ -14,9 +14,10 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
 
+from acp_tui.client.safe_text import sanitize
 from acp_tui.client.session.elicitation import Answer, Elicitation, check_request
 from acp_tui.client.session.transcript import MessageEntry
-from acp_tui.demo_agent.asking import ASK_SCHEMA, URL
+from acp_tui.demo_agent.asking import ASK_SCHEMA, SLOW_DEFAULT, URL
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, poison
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs import elicitation_url
@@ -145,6 +146,41 @@ async def test_a_required_field_left_empty_is_not_sent(
         await pilot.press("escape")
         await turn_over(pilot, app)
         assert answers(sent) == [{"action": "cancel"}]
+
+
+async def test_the_count_of_fields_to_fix_follows_the_fields_fixed(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await start(pilot, app, "ask")
+        dialog = await form(pilot)
+        await pilot.press("ctrl+s")
+        problem = dialog.query_one("#elicit-problem", Static)
+        await wait_for(pilot, lambda: str(problem.content) == "2 fields to fix first.")
+        row(dialog, "email").control.focus()
+        await pilot.press(*"ana@example.com", "tab")
+        await wait_for(pilot, lambda: str(problem.content) == "1 field to fix first.")
+        select = row(dialog, "license").control
+        assert isinstance(select, Select)
+        select.value = "MIT"
+        await wait_for(pilot, lambda: problem.has_class("-none"))
+
+
+@PROTOCOLS
+async def test_a_pattern_made_to_backtrack_does_not_hold_the_form(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    """The agent's pattern would take a minute on the default: it is given up on in a fraction
+    of a second, off the event loop, and the default goes (the agent checks what it gets)."""
+    app = make_app(protocol=protocol)
+    async with app.run_test(size=(100, 30)) as pilot:
+        sent = await start(pilot, app, "ask-slow")
+        await form(pilot)
+        await pilot.press("ctrl+s")
+        await turn_over(pilot, app)
+        (answer,) = answers(sent)
+        assert answer == {"action": "accept", "content": {"code": SLOW_DEFAULT}}
 
 
 @PROTOCOLS
@@ -432,8 +468,8 @@ async def test_hostile_questions_are_shown_literally(
     name: str, screenshots: list[tuple[Any, ...]]
 ) -> None:
     """The demo's form and URL questions as its ``--hostile`` mode sends them (every message,
-    title and description replaced), shown without an agent: literal, controls made visible,
-    nothing run by a click."""
+    title, description, text default and enum value replaced), shown without an agent: literal,
+    controls made visible, nothing run by a click."""
     text = HOSTILE_TEXTS[name]
     form_params = {"sessionId": "s", "mode": "form", "message": "m", "requestedSchema": ASK_SCHEMA}
     url_params = {"sessionId": "s", "mode": "url", "message": "m", "elicitationId": "e", "url": URL}
@@ -450,6 +486,14 @@ async def test_hostile_questions_are_shown_literally(
             await wait_for(pilot, lambda dialog=dialog: dialog.accepting)
             await pilot.pause()
             assert_shown_safely(app, text)
+            if isinstance(dialog, ElicitationFormDialog):
+                # A text field's default: shown with its controls made visible, and that is
+                # what is sent unless edited; a note says so when it differs from the agent's.
+                field = row(dialog, "name")
+                shown = sanitize(text).replace("\t", "␉").replace("\n", "␊")
+                assert field.value == shown
+                assert dialog.form.defaults()["name"] == shown
+                assert bool(field.query(".field-note")) == (shown != text)
             message = dialog.query_one(".elicit-message")
             await pilot.click(message, offset=(2, 0))  # its markup, if parsed, would act
             assert app.screen is dialog

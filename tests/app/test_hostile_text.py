@@ -24,8 +24,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Button, OptionList, Static
 
+from acp_tui.client.agent.wire_log import WireRecord
 from acp_tui.client.errors import AgentError
-from acp_tui.client.safe_text import sanitize
+from acp_tui.client.safe_text import one_line, sanitize
 from acp_tui.client.workspace.events import Notice
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS
 from acp_tui.protocol.errors import RpcError
@@ -33,10 +34,14 @@ from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.rows import row_content
 from acp_tui.ui.dialogs.auth import AuthDialog
+from acp_tui.ui.dialogs.elicitation import ElicitationDialog
+from acp_tui.ui.dialogs.elicitation_form import ElicitationFormDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
 from acp_tui.ui.dialogs.roots import RootsDialog
 from acp_tui.ui.toasts import PlainToasts
 from acp_tui.ui.widgets.completion import CompletionList
+from acp_tui.ui.widgets.form_fields import FieldRow
+from acp_tui.ui.wire_inspector import WireInspector
 from tests.app.helpers import wait_for, wait_for_screen
 
 NAMES = sorted(HOSTILE_TEXTS)
@@ -56,6 +61,12 @@ def screen_text(app: App[Any]) -> str:
         "".join(segment.text for strip in line for segment in strip if not segment.control)
         for line in lines
     )
+
+
+def region_text(app: App[Any], widget: Widget) -> str:
+    """The lines of the screen that ``widget`` covers (the whole width)."""
+    region = widget.region
+    return "\n".join(screen_text(app).splitlines()[region.y : region.bottom])
 
 
 def marker(text: str, length: int = 16) -> str:
@@ -190,6 +201,82 @@ async def test_hostile_agent_strings_are_shown_literally_on_every_surface(
         assert all(visible in toast for toast in toasts)
         assert_shown_safely(app, text)
 
+        assert app.is_running
+        assert app.return_code is None
+        assert not screenshots
+
+
+@HOSTILE
+async def test_hostile_methods_ids_and_lines_are_shown_literally_in_the_wire_inspector(
+    make_app: Callable[..., AcpApp], name: str, screenshots: list[tuple[Any, ...]]
+) -> None:
+    """F12 shows the agent's own strings: its name in the title, the method and id of its
+    messages in the table, a line that is not JSON and every message in the detail pane. None is
+    markup (``[/]`` would end the app), none sends a control character to the terminal."""
+    text = HOSTILE_TEXTS[name]
+    app = make_app("--hostile", name)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press("f12")
+        screen = await wait_for_screen(pilot, WireInspector)
+        table = screen.table
+
+        def hostile_rows() -> list[tuple[int, WireRecord]]:
+            """The rows of the hostile notification, request, our reply and the broken line."""
+            records = [screen.by_seq[int(key.value or 0)] for key in table.rows]
+            return [
+                (i, r)
+                for i, r in enumerate(records)
+                if text in (r.method, r.id) or r.kind == "invalid"
+            ]
+
+        await wait_for(pilot, lambda: len(hostile_rows()) == 4)
+        await pilot.pause()
+        assert_shown_safely(app, text)
+        # The title; the methods and ids: notification, request, our reply (↳ method, id).
+        title, cells = (region_text(app, w) for w in (screen.query_one("#wire-title"), table))
+        assert marker(text) in title
+        assert cells.count(marker(text)) >= 5
+        # Each of their messages in the detail pane.
+        for index, record in hostile_rows():
+            table.move_cursor(row=index)
+            await wait_for(pilot, lambda record=record: screen.selected is record)
+            await pilot.pause()
+            assert_shown_safely(app, text)
+        assert app.is_running
+        assert app.return_code is None
+        assert not screenshots
+
+
+@HOSTILE
+async def test_hostile_form_strings_and_defaults_are_shown_literally(
+    make_app: Callable[..., AcpApp],
+    name: str,
+    screenshots: list[tuple[Any, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A form from the hostile agent: titles, descriptions, enum labels and a text field's
+    default (which the text field holds, to be sent) are literal, their controls visible."""
+    text = HOSTILE_TEXTS[name]
+    monkeypatch.setattr(ElicitationDialog, "QUIET", 0.0)
+    app = make_app("--hostile", name)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press(*"ask", "enter")
+        dialog = await wait_for_screen(pilot, ElicitationFormDialog)
+        await wait_for(pilot, lambda: dialog.accepting and bool(dialog.query(FieldRow)))
+        await pilot.pause()
+        assert_shown_safely(app, text)
+        rows = {row.field.name: row for row in dialog.query(FieldRow)}
+        assert rows["name"].value == one_line(text)  # the default, as shown and sent
+        # The enum values are their own labels: open the drop-down.
+        rows["license"].control.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: rows["license"].control.has_class("-expanded"))
+        await pilot.pause()
+        assert_shown_safely(app, text)
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: app.session is not None and not app.session.prompt_pending)
         assert app.is_running
         assert app.return_code is None
         assert not screenshots

@@ -74,6 +74,30 @@ async def test_dialog_shows_the_agents_options_and_a_key_answers(
 
 
 @PROTOCOLS
+async def test_a_request_without_options_is_answered_at_once_never_shown(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    """v1 allows an empty list: answered `cancelled`, and said in the transcript. v2's schema
+    wants at least one option: the request is refused as invalid (-32602), as before."""
+    app = make_app(protocol=protocol)
+    async with app.run_test(size=(120, 40)) as pilot:
+        sent = await start(pilot, app, "permission-none")
+
+        def answered() -> list[dict[str, Any]]:
+            return [m for m in sent if "error" in m or ("result" in m and "outcome" in m["result"])]
+
+        await wait_for(pilot, lambda: bool(answered()))
+        assert not isinstance(app.screen, PermissionDialog)  # never an empty dialog
+        assert app.session is not None
+        if protocol == 1:
+            assert answered()[0]["result"]["outcome"] == {"outcome": "cancelled"}
+            notes = [e.text for e in app.session.transcript.entries if isinstance(e, NoticeEntry)]
+            assert any("offered no choices" in text for text in notes)
+        else:
+            assert answered()[0]["error"]["code"] == -32602
+
+
+@PROTOCOLS
 async def test_escape_in_the_dialog_cancels_the_turn(
     make_app: Callable[..., AcpApp], protocol: int
 ) -> None:

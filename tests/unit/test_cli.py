@@ -47,6 +47,7 @@ def test_help() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage: acp-tui [DIR] [-a NAME | -- COMMAND ARGS...]")
     assert "--protocol" in result.stdout
+    assert "[--protocol {1,2}]" in result.stdout.splitlines()[0]  # not doubled braces
     assert "config" in result.stdout
 
 

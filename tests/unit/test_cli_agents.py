@@ -197,6 +197,7 @@ def test_help_lists_the_actions() -> None:
     assert result.returncode == 0
     for action in ("list", "add", "remove"):
         assert action in result.stdout
+    assert "@agentclientprotocol/claude-agent-acp" in result.stdout  # the package's name today
 
 
 # -- choosing an agent ---------------------------------------------------------------------

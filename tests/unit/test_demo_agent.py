@@ -36,6 +36,7 @@ class Client:
         self.init: dict[str, Any] = {}
         self.updates: list[dict[str, Any]] = []  # session/update params, in arrival order
         self.requests: list[tuple[str, Any]] = []
+        self.notified: list[str] = []  # every notification's method
         self.permission: str | None = "allow-once"  # None answers "cancelled"
         self.hold_permission = False  # never answer: the agent must abandon the request
         self.abandoned = anyio.Event()
@@ -47,6 +48,7 @@ class Client:
         self._changed = anyio.Event()
 
     async def on_notification(self, method: str, params: Any) -> None:
+        self.notified.append(method)
         if method == "session/update":
             self.updates.append(params)
             self._poke()
@@ -815,9 +817,14 @@ async def test_hostile_mode_replaces_every_display_string(data_dir: Path) -> Non
     from acp_tui.demo_agent.hostile import HOSTILE_TEXTS
 
     hostile = HOSTILE_TEXTS["osc52"]
-    async with agent(data_dir, "--hostile", "osc52") as client:
+    caps = {**FULL_CAPS, "elicitation": {"form": {}}}
+    async with agent(data_dir, "--hostile", "osc52", caps=caps) as client:
         assert client.init["agentInfo"]["title"] == hostile
         assert client.init["agentInfo"]["version"] != hostile
+        # What only a wire inspector shows: a method, an id, a line that is not JSON.
+        await client.wait_for(lambda: (hostile, {}) in client.requests)
+        await client.wait_for(lambda: hostile in client.notified)
+        assert client.conn.skipped_lines == 1
         sid = await client.new()
         assert await client.prompt(sid, "plan diff permission") == "end_turn"
         updates = client.of(sid)
@@ -834,6 +841,16 @@ async def test_hostile_mode_replaces_every_display_string(data_dir: Path) -> Non
         assert asked["options"][0]["optionId"] == "allow-once"  # ids intact
         listed = await client.call("session/list", {})
         assert {s["title"] for s in listed["sessions"]} == {hostile}
+        # A form: what a client shows of its fields, defaults and enum values (labels) too.
+        assert await client.prompt(sid, "ask") == "end_turn"
+        [(_, asked)] = [r for r in client.requests if r[0] == "elicitation/create"]
+        fields = asked["requestedSchema"]["properties"]
+        assert {f["title"] for f in fields.values()} == {hostile}
+        assert fields["name"]["default"] == hostile
+        assert fields["license"]["enum"] == [f"{hostile} {i}" for i in (1, 2, 3)]
+        assert fields["platforms"]["items"]["enum"][0] == f"{hostile} 1"
+        assert fields["platforms"]["default"] == [f"{hostile} 1"]  # still one of them
+        assert fields["style"]["default"] == "ruff"  # a oneOf's values are ids: left alone
         error = await expect_error(client, ErrorCode.METHOD_NOT_FOUND, "no/such", {})
         assert error.message == hostile
 

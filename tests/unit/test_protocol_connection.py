@@ -718,7 +718,8 @@ async def test_invalid_request_with_id_gets_32600(message: Any, reply_id: Any) -
 
 @pytest.mark.parametrize(
     "message",
-    [42, "text", None, True, {}, {"foo": 1}, {"jsonrpc": "2.0", "method": 7}, [[1, 2]], []],
+    # (An empty batch is not among them: JSON-RPC 2.0 answers it with one -32600.)
+    [42, "text", None, True, {}, {"foo": 1}, {"jsonrpc": "2.0", "method": 7}, [[1, 2]]],
 )
 async def test_invalid_message_without_id_is_skipped_silently(message: Any) -> None:
     peer = RawPeer()
@@ -762,12 +763,87 @@ async def test_batch_is_dispatched_item_by_item() -> None:
                 notif("n", "after reply"),
             ]
             await peer.send(batch)
-            replies = {r["id"]: r["result"] for r in [await peer.read(), await peer.read()]}
-            assert replies == {1: "a", "2": "b"}
+            answered = await peer.read()  # one array for the whole batch (JSON-RPC 2.0 §6)
+            assert isinstance(answered, list)
+            replies = {r["id"]: r["result"] for r in answered}
+            assert replies == {1: "a", "2": "b"}  # the 42 names no request: not answered
     # The reply came after "first" in the batch, so "first" was handled before request() returned.
     assert got[0] == "from batch"
     assert got[1][0] == "first"
     assert seen == ["first", "after reply"]
+
+
+async def test_an_empty_batch_gets_one_invalid_request_error() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send([])
+            reply = await peer.read()
+    assert isinstance(reply, dict)  # one error, not an array
+    assert reply["id"] is None
+    assert reply["error"]["code"] == ErrorCode.INVALID_REQUEST
+
+
+async def test_a_batch_is_answered_once_all_its_requests_are() -> None:
+    release = anyio.Event()
+
+    async def handler(method: str, params: Any) -> Any:
+        if method == "slow":
+            await release.wait()
+        return await echo_handler("echo", params) if method in ("slow", "echo") else None
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send([req(1, "slow", "late"), req(2, "echo", "early")])
+            await peer.send(req(3, "echo", "alone"))
+            # The lone request is answered at once; the batch waits for its slow request.
+            assert await peer.read() == result(3, "alone")
+            release.set()
+            answered = await peer.read()
+    assert sorted(answered, key=lambda r: r["id"]) == [result(1, "late"), result(2, "early")]
+
+
+async def test_a_batch_of_notifications_and_replies_gets_no_answer() -> None:
+    seen: list[Any] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        seen.append(params)
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler, on_notification=on_notification)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send([notif("n", 1), notif("n", 2), result(99, "unknown")])
+            await peer.send(req(7, "echo", "after"))
+            assert await peer.read() == result(7, "after")  # nothing came before it
+    assert seen == [1, 2]
+
+
+async def test_an_invalid_request_in_a_batch_is_answered_in_the_array() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send([{"jsonrpc": "2.0", "id": 5, "method": 42}, req(6, "echo", "ok")])
+            answered = await peer.read()
+    by_id = {r["id"]: r for r in answered}
+    assert by_id[5]["error"]["code"] == ErrorCode.INVALID_REQUEST
+    assert by_id[6] == result(6, "ok")
+
+
+async def test_a_batch_answer_that_is_not_json_is_an_error_in_the_array() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send([req(1, "unserialisable"), req(2, "echo", "fine")])
+            answered = await peer.read()
+    by_id = {r["id"]: r for r in answered}
+    assert by_id[1]["error"]["code"] == ErrorCode.INTERNAL_ERROR
+    assert by_id[2] == result(2, "fine")
 
 
 # -- end of stream and broken pipes -----------------------------------------------------------

@@ -88,13 +88,18 @@ async def _feed(chunks: list[bytes]) -> None:
                 # A preceding junk line without a newline would swallow the good request.
                 for chunk in [*chunks, b"\n", GOOD_REQUEST]:
                     await peer.send_raw(chunk)
-                while True:
+                done = False
+                while not done:
                     msg = await peer.read()
-                    assert isinstance(msg, dict)
-                    assert msg.get("jsonrpc") == "2.0"
-                    if msg.get("id") == GOOD_ID:
-                        assert msg == GOOD_REPLY
-                        break
+                    # A batch's answers come in one non-empty array (JSON-RPC 2.0 §6).
+                    batch = msg if isinstance(msg, list) else [msg]
+                    assert batch
+                    for item in batch:
+                        assert isinstance(item, dict)
+                        assert item.get("jsonrpc") == "2.0"
+                        if item.get("id") == GOOD_ID and not isinstance(msg, list):
+                            assert item == GOOD_REPLY
+                            done = True
                 await peer.close()
                 await conn.closed.wait()
         assert conn.is_closed

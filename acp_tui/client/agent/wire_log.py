@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from acp_tui.config.secrets import MASK, mask_url, secret_name
 from acp_tui.protocol.connection import decode_line
 
 __all__ = ["MASK", "WireLog", "WireLogFile", "WireRecord", "mask_secrets", "response_times"]
@@ -28,7 +29,6 @@ __all__ = ["MASK", "WireLog", "WireLogFile", "WireRecord", "mask_secrets", "resp
 Direction = Literal["send", "recv"]
 Kind = Literal["request", "notification", "response", "error", "invalid"]
 
-MASK = "••••••"
 MAX_RECORDS = 5_000
 MAX_BYTES = 64 * 1024 * 1024
 HUGE = 1024 * 1024
@@ -36,31 +36,33 @@ HUGE = 1024 * 1024
 ends); the detail decodes them on demand."""
 
 _SECRET_CONTAINERS = frozenset({"env", "headers"})
-_SECRET_NAME = re.compile(
-    r"(?i)(token|secret|password|passwd|api[-_]?key|authorization|credential|cookie)"
-)
 _HINT = re.compile(
-    rb'(?i)"(env|headers)"|token|secret|passw|api[-_]?key|authoriz|credential|cookie'
+    rb'(?i)"(env|headers)"|token|secret|passw|pwd|api[-_]?key|[-_]key"|key"|auth|credential|cookie'
+    rb"|bearer|sig|://[^\"/?#]*@|\?[^\"]*="
 )
+"""A line holds nothing to mask unless it matches (checked on the raw bytes, before decoding):
+a secret's name, a container of secrets, or a URL with user info or a query."""
 _METHOD = re.compile(rb'"method"\s*:\s*"((?:[^"\\]|\\.){0,200})"')
 _ID = re.compile(rb'"id"\s*:\s*(-?\d{1,30}|"(?:[^"\\]|\\.){0,200}"|null)')
 _HAS = re.compile(rb'"(result|error|method)"\s*:')
 
 
-def mask_secrets(value: Any, *, _key: str = "") -> Any:
-    """A copy of ``value`` with secret values replaced by ``MASK`` (see the module doc)."""
+def mask_secrets(value: Any) -> Any:
+    """A copy of ``value`` with secret values replaced by ``MASK``: every value in an ``env`` or
+    ``headers`` field, every value (a string, a number or a whole object) of a field named like
+    a secret, and the user info and secret query values of URLs (`acp_tui.config.secrets`)."""
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if key in _SECRET_CONTAINERS:
+            if key in _SECRET_CONTAINERS or (isinstance(key, str) and secret_name(key)):
                 out[key] = _mask_all(item)
-            elif isinstance(item, str) and _SECRET_NAME.search(key):
-                out[key] = MASK
             else:
-                out[key] = mask_secrets(item, _key=key)
+                out[key] = mask_secrets(item)
         return out
     if isinstance(value, list):
-        return [mask_secrets(item, _key=_key) for item in value]
+        return [mask_secrets(item) for item in value]
+    if isinstance(value, str) and "://" in value:
+        return mask_url(value)
     return value
 
 
@@ -315,21 +317,22 @@ def response_times(records: Iterable[WireRecord]) -> dict[int, float]:
 
 
 class WireLogFile:
-    """Appends wire records as JSON lines to a file (flushed at most every half second)."""
+    """Appends wire records as JSON lines to a file, each written through as it goes.
 
-    FLUSH_EVERY = 0.5
+    The file is unbuffered: each record is one write of one whole line, so ``tail -f`` follows
+    it, and the last lines before a hang or a crash are in the file (a buffer would keep them).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._handle: IO[bytes] | None = None
-        self._flushed = 0.0
         self.failed: str | None = None
 
     def open(self) -> None:
         """Open (append) now, so a path that cannot be written is said at start."""
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = self.path.open("ab")
+            self._handle = self.path.open("ab", buffering=0)
 
     def write(self, record: WireRecord, agent: str) -> None:
         if self.failed is not None:
@@ -338,18 +341,8 @@ class WireLogFile:
             self.open()
             assert self._handle is not None
             self._handle.write(record.log_line(agent))
-            if record.at - self._flushed >= self.FLUSH_EVERY:
-                self._handle.flush()
-                self._flushed = record.at
         except OSError as exc:
             self.failed = str(exc)
-
-    def flush(self) -> None:
-        if self._handle is not None:
-            try:
-                self._handle.flush()
-            except OSError as exc:
-                self.failed = str(exc)
 
     def close(self) -> None:
         if self._handle is not None:

@@ -11,6 +11,13 @@ elicitations use.
 
 What is omitted: an optional text or choice left empty, an optional multiple choice with nothing
 chosen. A yes/no field always has a value and is always sent.
+
+A text field's default is what is sent if the user does not edit it, so it is shown exactly as it
+will be sent: the agent's default with its control and bidi characters, tabs and line ends made
+visible (`one_line`), never the raw characters (they would reach the terminal: an OSC 52 sets
+the clipboard as soon as the form shows). When that changed the agent's default, the field says
+so (`FormField.default_changed`): the user sees the value that will go, and may edit it. Sending
+the agent's raw default instead would send something other than what is shown.
 """
 
 from __future__ import annotations
@@ -18,12 +25,16 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Literal
 
+import regex
+
+from acp_tui.client.safe_text import one_line
 from acp_tui.protocol.elicitation import (
     BooleanPropertySchema,
     ElicitationSchema,
@@ -51,6 +62,12 @@ MAX_FIELDS = 100
 """The most fields a form shows; an agent asking for more gets the first ones."""
 MAX_PATTERN = 1000
 """A longer ``pattern`` is not applied (nor is one Python cannot read)."""
+PATTERN_SECONDS = 0.1
+"""The longest one ``pattern`` may take on one text. The agent writes the pattern, and one made
+to backtrack for ever (``^(a|aa)+$``) would hold the app: it is matched with a time bound (the
+``regex`` engine, which also lets other threads run meanwhile; the UI checks forms in a thread),
+and one that takes longer is not applied from then on (the agent checks what it receives)."""
+SLOW_PATTERNS_KEPT = 256
 INT64 = (-(2**63), 2**63 - 1)
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -84,14 +101,35 @@ class Choice:
 
 
 @lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str] | None:
+def _compiled(pattern: str) -> regex.Pattern[str] | None:
     if len(pattern) > MAX_PATTERN:
         return None
     try:
-        return re.compile(pattern)
-    except (re.error, RecursionError, OverflowError) as exc:
+        return regex.compile(pattern)
+    except (regex.error, RecursionError, OverflowError, ValueError) as exc:
         log.info("elicitation pattern %r cannot be used: %s", pattern[:100], exc)
         return None
+
+
+_too_slow: OrderedDict[str, None] = OrderedDict()
+"""The patterns that took longer than ``PATTERN_SECONDS`` (the newest ones), no longer applied."""
+
+
+def pattern_problem(pattern: str, text: str) -> str | None:
+    """Why ``text`` does not match ``pattern`` (None: it does, or the pattern is not applied:
+    unreadable, too long, or too slow to check)."""
+    compiled = _compiled(pattern)
+    if compiled is None or pattern in _too_slow:
+        return None
+    try:
+        found = compiled.search(text, timeout=PATTERN_SECONDS, concurrent=True)
+    except TimeoutError:
+        log.warning("elicitation pattern %r took too long to check: not applied", pattern[:100])
+        _too_slow[pattern] = None
+        while len(_too_slow) > SLOW_PATTERNS_KEPT:
+            _too_slow.popitem(last=False)
+        return None
+    return None if found is not None else f"must match the pattern {pattern}"
 
 
 def _bound(value: float) -> str:
@@ -119,7 +157,10 @@ class FormField:
     required: bool = False
     choices: tuple[Choice, ...] = ()
     default: Raw = None
-    """What the widget starts with (text for the typed fields)."""
+    """What the widget starts with (text for the typed fields), and is sent if not edited."""
+    default_changed: bool = False
+    """The agent's text default had characters that cannot be shown as they are: ``default`` is
+    it with them made visible (symbols such as ␛), and that is what is sent if not edited."""
 
     @property
     def title(self) -> str:
@@ -198,10 +239,8 @@ class FormField:
         problem = _format_problem(schema.format, text)
         if problem is not None:
             return None, problem
-        pattern = _compiled(schema.pattern) if schema.pattern is not None else None
-        if pattern is not None and pattern.search(text) is None:
-            return None, f"must match the pattern {schema.pattern}"
-        return text, None
+        problem = pattern_problem(schema.pattern, text) if schema.pattern is not None else None
+        return (None, problem) if problem is not None else (text, None)
 
     def _check_number(self, text: str) -> tuple[Value | None, str | None]:
         text = text.strip()
@@ -308,7 +347,11 @@ def form_field(name: str, schema: PropertySchema, required: bool) -> FormField:
         if choices or schema.enum is not None or schema.one_of is not None:
             default = schema.default if schema.default in values else None
             return FormField(name, "choice", schema, required, choices, default)
-        return FormField(name, "text", schema, required, default=schema.default or "")
+        given = schema.default or ""
+        shown = one_line(given)
+        return FormField(
+            name, "text", schema, required, default=shown, default_changed=shown != given
+        )
     if isinstance(schema, IntegerPropertySchema):
         return FormField(name, "integer", schema, required, default=_number_text(schema.default))
     if isinstance(schema, NumberPropertySchema):

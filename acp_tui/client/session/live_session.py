@@ -100,7 +100,17 @@ class LiveSession:
     async def ask_permission(
         self, handler: PermissionHandler, request: RequestPermissionRequest
     ) -> dict[str, Any]:
-        """Run the permission handler; `cancel_pending_permissions` answers it `cancelled`."""
+        """Run the permission handler; `cancel_pending_permissions` answers it `cancelled`.
+
+        A request that offers no option at all is answered `cancelled` at once, and said in the
+        transcript: a dialog with nothing to choose could only be dismissed.
+        """
+        if not request.options:
+            self.transcript.add_notice(
+                "The agent asked for permission but offered no choices: answered cancelled.",
+                "warning",
+            )
+            return RequestPermissionResponse(outcome=CancelledPermissionOutcome()).to_wire()
         outcome = await self._asking(lambda: handler(self, request))
         if outcome is None:
             outcome = CancelledPermissionOutcome()

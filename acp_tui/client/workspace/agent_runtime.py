@@ -242,8 +242,6 @@ class AgentRuntime:
             self._set("failed", "could not talk to the agent: Ctrl+R tries again")
         finally:
             self.recorder.detach()
-            if self.wire.file is not None:
-                self.wire.file.flush()
             self.client = None
             self._signal_ready()
         self.failure = error

@@ -330,7 +330,11 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
 
         try:
             install_agent(
-                plan, self.paths.config_file, replace_existing=replace_existing, progress=progress
+                plan,
+                self.paths.config_file,
+                replace_existing=replace_existing,
+                progress=progress,
+                tell=lambda note: self.app.call_from_thread(self.notify, note),
             )
         except _Cancelled:
             self.app.call_from_thread(self.finish, None)

@@ -3,12 +3,17 @@
 One row per field of the agent's ``requestedSchema`` (`acp_tui.ui.widgets.form_fields`), its
 defaults filled in, required fields marked ``*``. Nothing is sent until every field checks out:
 Submit (or Ctrl+S) checks the whole form and shows each problem under its field, a field is
-checked again when the focus leaves it (and an error goes as soon as it is fixed). Decline says
-no, Esc cancels. Tab moves between fields, Enter in a text field goes to the next one; the form
-scrolls when it is longer than the screen.
+checked again when the focus leaves it (and an error goes as soon as it is fixed, the count of
+fields to fix with it). Decline says no, Esc cancels. Tab moves between fields, Enter in a text
+field goes to the next one; the form scrolls when it is longer than the screen.
+
+The checks run in a thread: the agent writes the patterns, and one made to backtrack for long
+must not hold the app (each is also bounded in time, see `acp_tui.client.session.forms`).
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from textual import on
 from textual.app import ComposeResult
@@ -86,31 +91,47 @@ class ElicitationFormDialog(ElicitationDialog):
     def rows(self) -> list[FieldRow]:
         return list(self.query(FieldRow))
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         """Send the form if every field checks out; else show what is wrong, and send nothing."""
-        if not self.accepting or self.answered:
+        if not self.accepting or self.answered or self.checking:
             return
         rows = self.rows()
-        content, errors = self.form.answer({row.field.name: row.value for row in rows})
+        values = {row.field.name: row.value for row in rows}
+        self.checking = True
+        try:
+            content, errors = await asyncio.to_thread(self.form.answer, values)
+        finally:
+            self.checking = False
+        if self.answered or not self.is_attached:
+            return
         for row in rows:
             row.show_error(errors.get(row.field.name))
-        problem = self.query_one("#elicit-problem", Static)
         if errors:
-            fields = len([name for name in errors if name])
-            text = errors.get("") or f"{fields} field{'s' if fields != 1 else ''} to fix first."
-            problem.update(Content(text))
-            problem.remove_class("-none")
+            self.show_problem(errors.get(""))
             first = next((row for row in rows if row.error), None)
             if first is not None:
                 first.control.focus()
                 first.scroll_visible()
             return
-        problem.add_class("-none")
+        self.show_problem(None)
         self.answer(Answer("accept", content))
 
+    checking = False
+    """Whether a Submit's check runs (a second Submit meanwhile does nothing)."""
+
+    def show_problem(self, form_error: str | None) -> None:
+        """Under the form: its own error, else how many fields are still to fix (or nothing)."""
+        problem = self.query_one("#elicit-problem", Static)
+        fields = sum(1 for row in self.rows() if row.error)
+        text = form_error or (
+            f"{fields} field{'s' if fields != 1 else ''} to fix first." if fields else ""
+        )
+        problem.update(Content(text))
+        problem.set_class(not text, "-none")
+
     @on(Button.Pressed, "#elicit-submit")
-    def submit_pressed(self) -> None:
-        self.action_submit()
+    async def submit_pressed(self) -> None:
+        await self.action_submit()
 
     @on(Button.Pressed, "#elicit-decline")
     def decline_pressed(self) -> None:
@@ -144,5 +165,15 @@ class ElicitationFormDialog(ElicitationDialog):
         """Check the row of ``control``: always, or only to clear an error shown."""
         for row in self.rows():
             if row.control is control and (always or row.error is not None):
-                row.check()
+                self.run_worker(
+                    self._check_row(row), group=f"check-{row.field.name}", exclusive=True
+                )
                 return
+
+    async def _check_row(self, row: FieldRow) -> None:
+        value = row.value
+        _checked, error = await asyncio.to_thread(row.field.check, value)
+        if row.is_attached and row.value == value:  # not typed over meanwhile
+            row.show_error(error)
+            if not self.query_one("#elicit-problem", Static).has_class("-none"):
+                self.show_problem(None)  # the count follows the fields fixed

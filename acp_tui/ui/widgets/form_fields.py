@@ -3,7 +3,10 @@
 The input follows the field's kind (`acp_tui.client.session.forms`): a text line for text, numbers
 and fields of an unknown type, a checkbox for yes/no, a drop-down for a single choice, a list of
 checkboxes for a multiple choice. Everything shown comes from the agent, so it is sanitised and
-literal (never markup). The row checks its own value (`check`) and shows the error under it.
+literal (never markup): titles, descriptions, choice labels, hints, errors, the placeholder, and
+a text field's default, which `acp_tui.client.session.forms` makes visible as it will be sent (a
+note under the field says so when that changed the agent's default). The row checks its own
+value (`check`) and shows the error under it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from textual.widgets.selection_list import Selection
 from acp_tui.client.session.forms import FormField, Raw
 from acp_tui.ui.plain_text import LABEL_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
-__all__ = ["FieldRow"]
+__all__ = ["DEFAULT_NOTE", "FieldRow"]
+
+DEFAULT_NOTE = (
+    "The agent's default had control characters (or line ends): they are shown as symbols, "
+    "and it is sent as shown unless you edit it."
+)
+"""Under a text field whose default is not the agent's exactly (`FormField.default_changed`)."""
 
 
 class FieldRow(Vertical):
@@ -30,6 +39,7 @@ class FieldRow(Vertical):
         margin-bottom: 1;
         & > .field-title { text-style: bold; }
         & > .field-description, & > .field-hint { color: $text-muted; }
+        & > .field-note { color: $text-warning; }
         & > .field-error { color: $text-error; }
         & > .field-error.-none { display: none; }
         & > Input, & > Select { width: 100%; }
@@ -52,6 +62,8 @@ class FieldRow(Vertical):
                 safe_content(field.description, limit=TEXT_LIMIT), classes="field-description"
             )
         yield self._input(title)
+        if field.default_changed:
+            yield Static(Content(DEFAULT_NOTE), classes="field-note")
         if field.hint:
             yield Static(safe_content(field.hint, limit=TEXT_LIMIT), classes="field-hint")
         yield Static(classes="field-error -none")
@@ -82,7 +94,7 @@ class FieldRow(Vertical):
         kinds = {"number": "number", "integer": "integer"}
         return Input(
             value=field.default if isinstance(field.default, str) else "",
-            placeholder=field.placeholder,
+            placeholder=sanitize(field.placeholder, LABEL_LIMIT),
             type=kinds.get(field.kind, "text"),  # type: ignore[arg-type]
             valid_empty=True,
             compact=True,
@@ -105,12 +117,6 @@ class FieldRow(Vertical):
             return tuple(str(v) for v in control.selected)
         assert isinstance(control, Input)
         return control.value
-
-    def check(self) -> str | None:
-        """Check the value and show the error (or none); returns the error."""
-        _value, error = self.field.check(self.value)
-        self.show_error(error)
-        return error
 
     def show_error(self, error: str | None) -> None:
         self.error = error

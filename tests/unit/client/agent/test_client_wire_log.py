@@ -81,6 +81,37 @@ def test_secret_values_are_masked_and_names_kept(message: Any, names: list[str])
     assert message == json.loads(json.dumps(message))  # the original is untouched
 
 
+NESTED_SECRETS = {
+    "jsonrpc": "2.0",
+    "id": 9,
+    "result": {
+        "credentials": {"user": "me", "pass": "hunter2"},
+        "_meta": {"apiKey": 4242424242, "clientSecret": ["hunter2"]},
+        "usage": {"inputTokens": 1234, "maxTokens": 5678},
+        "mcp": {"url": "https://me:hunter2@mcp.example/sse?token=hunter2&room=7"},
+    },
+}
+
+
+def test_secret_named_objects_and_numbers_and_url_credentials_are_masked() -> None:
+    for text in (
+        json.dumps(mask_secrets(NESTED_SECRETS)),
+        WireRecord(1, 0.0, 0.0, "recv", raw(NESTED_SECRETS)).log_line("a").decode(),
+        WireRecord(2, 0.0, 0.0, "recv", raw(NESTED_SECRETS)).full_text(),
+    ):
+        assert "hunter2" not in text
+        assert "4242424242" not in text
+        assert "1234" in text  # usage counts are not tokens
+        assert "5678" in text
+        assert "mcp.example/sse" in text
+        assert "room=7" in text
+
+
+def test_a_url_alone_is_enough_to_mask_the_line() -> None:
+    message = {"jsonrpc": "2.0", "method": "x", "params": {"u": "https://me:hunter2@h.example"}}
+    assert "hunter2" not in WireRecord(1, 0.0, 0.0, "send", raw(message)).log_line("a").decode()
+
+
 @pytest.mark.parametrize("message", [MCP_NEW, AUTH_METHODS])
 def test_what_is_shown_copied_and_logged_is_masked(message: Any) -> None:
     record = WireRecord(1, 0.0, 0.0, "send", raw(message))
@@ -143,6 +174,19 @@ def test_a_huge_line_is_summarised_from_its_ends_and_cut_for_reading() -> None:
     assert len(record.full_text()) > len(text)
     reply = WireRecord(2, 0.0, 0.0, "recv", raw({"jsonrpc": "2.0", "id": 4, "result": text}))
     assert reply.summary() == ("response", "", 4)
+
+
+def test_each_line_is_in_the_file_as_soon_as_it_is_logged(tmp_path: Path) -> None:
+    """``tail -f`` follows the file, and the last lines before a hang are in it."""
+    path = tmp_path / "wire.jsonl"
+    out = WireLogFile(path)
+    log = WireLog("demo", file=out)
+    for n in range(3):
+        log.tap("send", raw({"jsonrpc": "2.0", "id": n, "method": "session/prompt"}))
+        written = path.read_text().splitlines()  # read beside it, never closed nor flushed
+        assert len(written) == n + 1
+        assert json.loads(written[-1])["message"]["id"] == n
+    out.close()
 
 
 def test_the_log_file_gets_json_lines_masked(tmp_path: Path) -> None:

@@ -224,6 +224,26 @@ def test_defaults_fill_the_form_and_titles_descriptions_show() -> None:
     assert valid_for_request(ASK_SCHEMA, content)
 
 
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        ("plain [b]text[/b]", "plain [b]text[/b]"),  # nothing to change: sent as given
+        ("\x1b]52;c;aGFja2Vk\x07copied?", "␛]52;c;aGFja2Vk␇copied?"),
+        ("evil\u202egpj.exe", "evil⟨U+202E⟩gpj.exe"),
+        ("two\nlines\tand a tab", "two␊lines␉and a tab"),  # one line, as a text field holds
+    ],
+)
+def test_a_text_default_is_what_is_shown_and_sent(given: str, shown: str) -> None:
+    """Never the raw characters (they would reach the terminal), never a value other than the
+    one shown: the default as shown is what is sent, and the field says when it differs."""
+    schema = one_field({"type": "string", "default": given})
+    (field,) = Form.of(ElicitationSchema.from_wire(schema)).fields
+    assert field.default == shown
+    assert field.default_changed == (shown != given)
+    content, errors = Form.of(ElicitationSchema.from_wire(schema)).answer({})
+    assert (content, errors) == ({"f": shown}, {})
+
+
 def test_a_schema_that_does_not_fit_never_fails_the_form() -> None:
     schema = {
         "type": "object",
@@ -326,3 +346,16 @@ def test_the_host_shown_is_where_the_browser_goes() -> None:
     assert url_host("https://github.com@evil.example/login") == "evil.example"
     assert url_host("https://bücher.example/") == "bücher.example (xn--bcher-kva.example)"
     assert url_host("mailto:someone") is None
+
+
+def test_a_pattern_that_takes_too_long_is_given_up_and_not_applied_again() -> None:
+    from acp_tui.client.session import forms
+
+    slow = "^(a|aa)+$"  # about a minute on this text for Python's own engine
+    assert forms.pattern_problem(slow, "a" * 40 + "!") is None  # given up: not applied
+    assert slow in forms._too_slow
+    assert forms.pattern_problem(slow, "b") is None  # never tried again
+    assert (
+        forms.pattern_problem("^[A-Z]+-[0-9]+$", "abc") == "must match the pattern ^[A-Z]+-[0-9]+$"
+    )
+    assert forms.pattern_problem("^[A-Z]+-[0-9]+$", "ABC-12") is None
