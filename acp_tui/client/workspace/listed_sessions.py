@@ -100,20 +100,20 @@ class ListedSessions:
         self.board = board
         self.authenticated = authenticated
         self.reopen = reopen
-        self._watched: dict[str, tuple[AgentClient, Callable[[], None]]] = {}
-        """The connection of each agent whose session updates are followed, by agent key."""
+        self._watched: dict[AgentRuntime, tuple[AgentClient, Callable[[], None]]] = {}
+        """The connection of each agent whose session updates are followed."""
         board.on(AgentChanged, self.agent_changed)
 
     def agent_changed(self, event: AgentChanged) -> None:
         """Follow what a (re)connected agent says of its sessions' titles."""
         agent = event.agent
         client = agent.client
-        watched = self._watched.get(agent.key)
+        watched = self._watched.get(agent)
         if client is None or (watched is not None and watched[0] is client):
             return
         if watched is not None:
             watched[1]()
-        self._watched[agent.key] = (
+        self._watched[agent] = (
             client,
             client.subscribe(lambda session_id, update: self.updated(agent, session_id, update)),
         )
