@@ -85,7 +85,7 @@ def make_app(home: Path, *, theme: str | None = None, roots: tuple[Path, ...] = 
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(home / "demo-agent")]
     settings = Settings(theme=theme) if theme is not None else Settings()
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=PROJECT, name="demo"),
+        command=AgentCommand(argv, cwd=PROJECT, name="demo"),
         cwd=PROJECT,
         additional_directories=roots,
         is_demo=True,

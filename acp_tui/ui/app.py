@@ -2,8 +2,8 @@
 
 The App is thin: themes, the chat screen, global bindings and palette commands, and the Workspace
 (`acp_tui.client.workspace.workspace`), which owns the agents and sessions. It subscribes once to
-the Workspace and posts every event to the chat screen as a message; the Workspace's questions are
-answered with dialogs (`acp_tui.ui.dialog_interaction`).
+the Workspace and posts every event to the chat screen as the message of its kind; the
+Workspace's questions are answered with dialogs (`acp_tui.ui.dialog_interaction`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from textual.worker import Worker
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.ui.chat import ChatScreen
-from acp_tui.ui.messages import WorkspaceMessage
+from acp_tui.ui.messages import workspace_message
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
 from acp_tui.ui.toasts import PlainToasts
@@ -31,7 +31,8 @@ from acp_tui.ui.toasts import PlainToasts
 if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
     from acp_tui.client.session.live_session import LiveSession
-    from acp_tui.client.workspace.slots import SessionSlot, WorkspaceEvent
+    from acp_tui.client.workspace.events import WorkspaceEvent
+    from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.dialog_interaction import DialogInteraction, TerminalRunner
 
@@ -152,7 +153,6 @@ class AcpApp(PlainToasts):
             return
         self.interaction = DialogInteraction(
             self,
-            focus_slot=self.focus_slot,
             cancel_turn=self.cancel_turn,
             run_interactive=self.run_interactive,
         )
@@ -162,21 +162,17 @@ class AcpApp(PlainToasts):
             project=self.launch.cwd,
             wire_log=self.launch.wire_log,
         )
-        self.interaction.permissions = workspace.permissions
+        self.interaction.permissions = workspace.questions.permissions
         async with workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)
             workspace.subscribe(self.post_workspace_event)
-            agent = workspace.agent_for(self.launch)
-            launch = self.launch
-            if launch.continue_last or launch.session_id:
-                self.run_worker(workspace.open_continued(agent, launch.cwd, launch.session_id))
-            else:
-                workspace.open_new(agent, launch.cwd, launch.additional_directories)
+            workspace.open_launch(self.launch)
             await workspace.wait_closed()
 
     def post_workspace_event(self, event: WorkspaceEvent) -> None:
-        self.chat_screen.post_message(WorkspaceMessage(event))
+        """Every Workspace event goes to the chat screen as the message of its kind."""
+        self.chat_screen.post_message(workspace_message(event))
 
     async def on_unmount(self) -> None:
         """Stop every agent (gracefully, boundedly) before the loop goes away."""
@@ -240,13 +236,9 @@ class AcpApp(PlainToasts):
         """The chat screen (its ``current_pane`` is the tab shown)."""
         return self.chat_screen
 
-    def focus_slot(self, slot: SessionSlot) -> None:
-        if self.workspace is not None:
-            self.workspace.focus(slot)
-
     def cancel_turn(self, slot: SessionSlot) -> None:
         if self.workspace is not None:
-            self.workspace.cancel_turn(slot)
+            self.workspace.prompts.cancel_turn(slot)
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -282,7 +274,7 @@ class AcpApp(PlainToasts):
         """Pick the extra roots of a new session in the roots dialog, then open it."""
         from acp_tui.ui.session_commands import new_session_with_roots
 
-        new_session_with_roots(self, self.workspace, self.slot, self.launch, self.paths)
+        new_session_with_roots(self, self.workspace, self.slot, self.launch)
 
     def action_wire_inspector(self) -> None:
         """Show the current agent's JSON-RPC traffic."""

@@ -34,7 +34,7 @@ def make_app(tmp_path: Path, project: Path) -> Callable[..., AcpApp]:
         if protocol >= 2:
             argv += ["--protocol", str(protocol)]
         launch = LaunchSpec(
-            agent=AgentCommand([*argv, *agent_args], cwd=project, name="demo"),
+            command=AgentCommand([*argv, *agent_args], cwd=project, name="demo"),
             cwd=project,
             additional_directories=additional,
             protocol_version=protocol,

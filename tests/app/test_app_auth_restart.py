@@ -95,7 +95,7 @@ async def test_terminal_login_runs_the_agent_command_then_reconnects(
         await choose_auth(pilot, app, "Log in from the terminal")
         await wait_for(pilot, lambda: app.session is not None, seconds=30)
         [(argv, env)] = ran
-        assert argv[: len(app.launch.agent.argv)] == list(app.launch.agent.argv)
+        assert argv[: len(app.launch.command.argv)] == list(app.launch.command.argv)
         assert argv[-1] == "--login"
         assert env["ACP_TUI_DEMO_LOGIN"] == "1"
         assert not isinstance(app.screen, AuthDialog)

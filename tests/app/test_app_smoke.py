@@ -82,7 +82,7 @@ async def test_missing_agent_command_is_reported_not_raised(
 ) -> None:
     app = make_app(protocol=protocol)
     app.launch = app.launch.__class__(
-        agent=app.launch.agent.__class__(["no-such-agent-binary-xyz"], name="ghost"),
+        command=app.launch.command.__class__(["no-such-agent-binary-xyz"], name="ghost"),
         cwd=app.launch.cwd,
     )
     async with app.run_test(size=(120, 40)) as pilot:

@@ -146,7 +146,7 @@ async def test_a_message_sent_when_the_agent_failed_to_start_is_kept_and_sent_af
     data = tmp_path / "demo"
     argv = [sys.executable, str(script), str(tmp_path / "started"), "--data-dir", str(data)]
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=project, name="flaky"),
+        command=AgentCommand(argv, cwd=project, name="flaky"),
         cwd=project,
         display_name="flaky",
     )

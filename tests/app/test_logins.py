@@ -89,7 +89,7 @@ async def test_a_login_offered_only_in_meta_runs_its_own_command(
         await wait_for(pilot, lambda: app.session is not None, seconds=30)
         assert ran[0][:3] == [sys.executable, "-m", "acp_tui.demo_agent"]
         assert ran[0][-1] == "--login"
-        assert app.launch.agent.argv[-1] != "--login"  # not the agent's own command line
+        assert app.launch.command.argv[-1] != "--login"  # not the agent's own command line
 
 
 @PROTOCOLS

@@ -183,7 +183,7 @@ def permission_request() -> RequestPermissionRequest:
 
 def permissions(app: AcpApp) -> PermissionQueue:
     assert app.workspace is not None
-    return app.workspace.permissions
+    return app.workspace.questions.permissions
 
 
 def dialogs(app: AcpApp) -> list[PermissionDialog]:

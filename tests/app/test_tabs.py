@@ -189,7 +189,7 @@ async def test_ctrl_n_offers_the_agent_and_runs_two_agents_side_by_side(
         second = slots(app)[1]
         await wait_for(pilot, lambda: ready(second))
         assert second.agent is not first.agent
-        assert second.agent.launch.agent.name == "other"
+        assert second.agent.launch.command.name == "other"
         label = app.chat.query_one(SessionTabs).query_one(f"#{tab_id(second.id)}")
         await wait_for(pilot, lambda: "Other agent" in label.label.plain)  # type: ignore[attr-defined]
         await pilot.press(*"hello other", "enter")
@@ -213,7 +213,7 @@ async def test_a_queued_prompt_comes_back_when_its_session_is_deleted(
         assert app.workspace is not None
         assert slot.session_id is not None
         info = SessionInfo(session_id=slot.session_id, cwd=str(slot.cwd))
-        assert await app.workspace.delete_listed(slot.agent, [info]) == []
+        assert await app.workspace.sessions.delete_listed(slot.agent, [info]) == []
         await wait_for(pilot, lambda: pane.prompt.text == "keep me")
         assert slot.queue == []
         assert slot.state == "closed"

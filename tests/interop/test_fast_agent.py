@@ -29,7 +29,7 @@ def launch_for(project: Path) -> LaunchSpec:
     if FAST_AGENT is None:
         pytest.skip("fast-agent not found: set ACP_TUI_FAST_AGENT or put it on PATH")
     argv = [FAST_AGENT, "--no-update-check", "acp", "--model", "passthrough"]
-    return LaunchSpec(agent=AgentCommand(argv, cwd=project, name="fast-agent"), cwd=project)
+    return LaunchSpec(command=AgentCommand(argv, cwd=project, name="fast-agent"), cwd=project)
 
 
 async def test_fast_agent_chat_list_load_resume(tmp_path: Path) -> None:

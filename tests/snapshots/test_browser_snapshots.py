@@ -111,7 +111,7 @@ def build_app(
     """The app on the demo agent (sessions kept in ``data_dir``), in the fixed project."""
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data_dir), *agent_args]
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=place.project, name="demo"),
+        command=AgentCommand(argv, cwd=place.project, name="demo"),
         cwd=place.project,
         additional_directories=additional,
         display_name="demo",

@@ -43,7 +43,7 @@ def make_snapshot_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callab
     def build(*agent_args: str) -> AcpApp:
         argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "demo")]
         launch = LaunchSpec(
-            agent=AgentCommand([*argv, *agent_args], cwd=PROJECT, name="demo"),
+            command=AgentCommand([*argv, *agent_args], cwd=PROJECT, name="demo"),
             cwd=PROJECT,
             display_name="demo",
         )

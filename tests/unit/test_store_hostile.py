@@ -133,14 +133,14 @@ async def test_the_workspace_says_in_the_transcript_that_recording_stopped_and_r
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
         disk.full = True
-        ws.submit(slot, "hello")
+        ws.prompts.submit(slot, "hello")
         await watch.until(lambda: not slot.busy and "hello" in agent_text(slot.transcript))
         notices = [e.text for e in slot.transcript.entries if isinstance(e, NoticeEntry)]
         assert any(
             "Recording the local history stopped: No space left on device" in n for n in notices
         )
         disk.full = False
-        ws.submit(slot, "again")
+        ws.prompts.submit(slot, "again")
         await watch.until(lambda: not slot.busy and "again" in agent_text(slot.transcript))
         notices = [e.text for e in slot.transcript.entries if isinstance(e, NoticeEntry)]
         assert "Recording the local history works again." in notices

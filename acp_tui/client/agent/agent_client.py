@@ -494,7 +494,7 @@ async def connect(
     ``tap`` sees every line of the wire from `initialize` on (see ``Connection.tap``).
     """
     paths = paths or get_paths()
-    async with spawn_agent(launch.agent, log_dir=paths.log_dir) as process:
+    async with spawn_agent(launch.command, log_dir=paths.log_dir) as process:
         client = AgentClient(
             launch,
             process,

@@ -23,7 +23,7 @@ from rich.padding import Padding
 from rich.style import Style
 from rich.text import Text
 
-from acp_tui.client.agent.dialects.v2 import ChangesContent
+from acp_tui.client.session.changes import ChangesContent
 from acp_tui.client.session.diff import unified_diff
 from acp_tui.client.session.transcript import (
     MessageEntry,

@@ -54,7 +54,7 @@ def make_project(root: Path, name: str = "project") -> Path:
 
 def demo_spec(data_dir: Path, cwd: Path, *flags: str) -> LaunchSpec:
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data_dir), *flags]
-    return LaunchSpec(agent=AgentCommand(argv, cwd=cwd, name="demo"), cwd=cwd)
+    return LaunchSpec(command=AgentCommand(argv, cwd=cwd, name="demo"), cwd=cwd)
 
 
 @asynccontextmanager

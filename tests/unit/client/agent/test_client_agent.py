@@ -525,7 +525,7 @@ async def test_fork_and_list_send_extra_roots_when_advertised(
 
 async def test_a_missing_command_is_agent_not_found(tmp_path: Path, project: Path) -> None:
     missing = tmp_path / "no-such-agent"
-    spec = LaunchSpec(agent=AgentCommand([str(missing)], cwd=project), cwd=project)
+    spec = LaunchSpec(command=AgentCommand([str(missing)], cwd=project), cwd=project)
     with pytest.raises(AgentNotFound) as caught:
         async with connect(spec, init_timeout=WAIT):
             raise AssertionError("connected to nothing")
@@ -596,7 +596,7 @@ async def test_a_bad_initialize_answer_is_refused(
     script = tmp_path / "fake_agent.py"
     script.write_text(FAKE_AGENT, encoding="utf-8")
     argv = [sys.executable, str(script), json.dumps(result)]
-    spec = LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project)
+    spec = LaunchSpec(command=AgentCommand(argv, cwd=project), cwd=project)
     with pytest.raises(error) as caught:
         async with connect(spec, init_timeout=WAIT):
             raise AssertionError("initialized")

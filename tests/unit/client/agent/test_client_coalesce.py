@@ -93,7 +93,7 @@ async def wired(tmp_path: Path) -> AsyncIterator[tuple[AgentClient, RawPeer, lis
     peer = RawPeer()
     conn = peer.connection()
     process = SimpleNamespace(stdout=conn._receive, stdin=conn._send_stream)
-    launch = LaunchSpec(agent=AgentCommand(["agent"], cwd=tmp_path, name="x"), cwd=tmp_path)
+    launch = LaunchSpec(command=AgentCommand(["agent"], cwd=tmp_path, name="x"), cwd=tmp_path)
     client = AgentClient(launch, cast(Any, process))
     client.sessions[SID] = LiveSession(SID, tmp_path)
     seen: list[Any] = []

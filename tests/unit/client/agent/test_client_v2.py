@@ -18,10 +18,10 @@ import pytest
 from acp_tui.client.agent.agent_client import AgentClient, MalformedResponse, connect
 from acp_tui.client.agent.capabilities import AuthMethodInfo, Capabilities
 from acp_tui.client.agent.dialects import PermissionRequestView
-from acp_tui.client.agent.dialects.v2 import ChangesContent
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited, ProtocolMismatch, Unsupported
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.changes import ChangesContent
 from acp_tui.client.session.live_session import LiveSession, PermissionHandler
 from acp_tui.client.session.transcript import (
     Change,
@@ -154,7 +154,9 @@ async def test_a_bad_v2_answer_is_refused(
     script = tmp_path / "fake_agent.py"
     script.write_text(FAKE_AGENT, encoding="utf-8")
     argv = [sys.executable, str(script), json.dumps(result)]
-    spec = LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project, protocol_version=offered)
+    spec = LaunchSpec(
+        command=AgentCommand(argv, cwd=project), cwd=project, protocol_version=offered
+    )
     with pytest.raises(error) as caught:
         async with connect(spec, init_timeout=WAIT):
             raise AssertionError("initialized")

@@ -16,7 +16,7 @@ from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited
 from acp_tui.client.session.transcript import MessageEntry, NoticeEntry, Transcript
-from acp_tui.client.workspace.slots import Notice
+from acp_tui.client.workspace.events import Notice
 from acp_tui.config.paths import Paths
 from acp_tui.demo_agent.auth import AUTH_METHOD_ID
 from acp_tui.demo_agent.faults import AFTER_CLOSE_UPDATES, ERROR_DATA, LATE_CHUNK_TEXT
@@ -83,7 +83,7 @@ async def test_a_failed_prompt_tells_the_reason_in_the_transcript(
         agent = ws.agent_for(demo_spec(tmp_path / "demo", project, "--fault", "error-data"))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "hello")
+        ws.prompts.submit(slot, "hello")
         await watch.until(lambda: bool(notices(slot.transcript)))
         assert notices(slot.transcript) == [
             f"The prompt failed: Internal error (code -32603) — {ERROR_DATA}"
@@ -121,9 +121,9 @@ async def test_a_late_chunk_is_a_message_of_its_own_live_and_in_the_local_copy(
         agent = ws.agent_for(spec(tmp_path, project, protocol, "--fault", "late-chunk"))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "first")
+        ws.prompts.submit(slot, "first")
         await watch.until(lambda: LATE_CHUNK_TEXT in agent_text(slot.transcript))
-        ws.submit(slot, "second")
+        ws.prompts.submit(slot, "second")
         await watch.until(lambda: agent_text(slot.transcript).count(LATE_CHUNK_TEXT) == 2)
         live = shape(slot.transcript)
         assert slot.session is not None
@@ -147,11 +147,11 @@ async def test_a_turn_the_agent_starts_itself_is_recorded_with_its_end(
         agent = ws.agent_for(spec(tmp_path, project, 2))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "later")
+        ws.prompts.submit(slot, "later")
         await watch.until(
             lambda: LATER_TEXT in agent_text(slot.transcript) and slot.transcript.state == "idle"
         )
-        ws.submit(slot, "again")
+        ws.prompts.submit(slot, "again")
         await watch.until(lambda: "> again" in agent_text(slot.transcript) and not slot.busy)
         live = shape(slot.transcript)
         assert slot.session is not None
@@ -196,7 +196,7 @@ async def test_an_agent_that_exits_during_the_login_is_said_and_nothing_hangs(
         assert internal == []  # the exit is said as an exit, not as a crash of acp-tui
         assert not agent.alive
         assert agent.login_cancel is None
-        ws.submit(slot, "still there?")  # queued for the restart, not lost, nothing raised
+        ws.prompts.submit(slot, "still there?")  # queued for the restart, not lost, nothing raised
         assert [p.text for p in slot.queue] == ["still there?"]
 
 
@@ -234,7 +234,7 @@ async def test_updates_for_a_closed_session_are_dropped_quietly(
         closing, kept = ws.open_new(agent), ws.open_new(agent)
         await watch.until(lambda: closing.state == kept.state == "ready")
         for slot in (closing, kept):
-            ws.submit(slot, "hello")
+            ws.prompts.submit(slot, "hello")
         await watch.until(
             lambda: all(s.transcript.state == "idle" and not s.busy for s in (closing, kept))
         )

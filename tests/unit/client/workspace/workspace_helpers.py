@@ -14,8 +14,9 @@ from acp_tui.client.agent.capabilities import AuthMethodInfo
 from acp_tui.client.session.elicitation import CANCELLED, DECLINED, Answer, Elicitation
 from acp_tui.client.tools.terminal_gate import TerminalAnswer, TerminalAsk
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
+from acp_tui.client.workspace.events import WorkspaceEvent
 from acp_tui.client.workspace.interaction import TerminalRun
-from acp_tui.client.workspace.slots import SessionSlot, WorkspaceEvent
+from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.client_methods import (
