@@ -16,7 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from acp_tui.ui.transcript.render import BlockScanner, Piece
+from acp_tui.ui.transcript.pieces import BlockScanner, Piece
 
 __all__ = ["Layout", "Unit", "highlight"]
 

@@ -33,9 +33,8 @@ from acp_tui.client.session.transcript import Change, MessageEntry, Transcript, 
 from acp_tui.ui.transcript.blocks import last_reply
 from acp_tui.ui.transcript.keys import TranscriptKeys
 from acp_tui.ui.transcript.layout import Layout, Unit, highlight
+from acp_tui.ui.transcript.pieces import BlockScanner, Piece
 from acp_tui.ui.transcript.render import (
-    BlockScanner,
-    Piece,
     RenderOptions,
     Styles,
     TerminalLookup,
