@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Static
 
 from acp_tui.client.session.elicitation import Answer, Elicitation, check_request
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.demo_agent.asking import ASK_SCHEMA, URL
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, poison
 from acp_tui.ui.app import AcpApp

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from rich.style import Style
 from textual.strip import Strip
 
-from acp_tui.client.session.transcript import (
+from acp_tui.client.session.entries import (
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,

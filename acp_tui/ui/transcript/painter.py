@@ -17,7 +17,7 @@ from rich.theme import Theme
 from textual.strip import Strip
 from textual.widget import Widget
 
-from acp_tui.client.session.transcript import MessageEntry, TranscriptEntry
+from acp_tui.client.session.entries import MessageEntry, TranscriptEntry
 from acp_tui.ui.transcript.layout import Unit
 from acp_tui.ui.transcript.render import (
     RenderOptions,

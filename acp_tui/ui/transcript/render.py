@@ -24,7 +24,7 @@ from rich.text import Text
 
 from acp_tui.client.agent.dialects.v2 import ChangesContent
 from acp_tui.client.session.diff import unified_diff
-from acp_tui.client.session.transcript import (
+from acp_tui.client.session.entries import (
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
