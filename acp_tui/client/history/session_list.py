@@ -22,7 +22,7 @@ import anyio
 import anyio.to_thread
 from pydantic import TypeAdapter, ValidationError
 
-from acp_tui.client.agent.calls import session_matches
+from acp_tui.client.agent.rules import session_matches
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.protocol.big import list_adapter, quiet_gc
 from acp_tui.protocol.connection import describe_validation_error
