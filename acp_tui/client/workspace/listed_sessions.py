@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.history import continuing
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.workspace.gating import why_unavailable
 from acp_tui.client.workspace.opening import describe

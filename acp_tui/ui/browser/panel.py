@@ -23,7 +23,8 @@ from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, ProgressBar, Static
 
 from acp_tui.client.agent.agent_client import AgentClient
-from acp_tui.client.history.session_list import SessionLister, display_title
+from acp_tui.client.history.session_list import SessionLister
+from acp_tui.client.history.session_text import display_title
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
 from acp_tui.client.workspace.slots import ActionProgress, SessionsChanged, SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
