@@ -11,7 +11,7 @@ from textual.app import SystemCommand
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from acp_tui.client.session.transcript import MessageEntry, NoticeEntry
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry
 from acp_tui.client.workspace.interaction import TerminalRun
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog

@@ -93,7 +93,8 @@ async def test_missing_agent_command_is_reported_not_raised(
 async def test_every_turn_is_recorded_locally_as_it_streams(
     make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    from acp_tui.client.session.transcript import MessageEntry, Transcript
+    from acp_tui.client.session.entries import MessageEntry
+    from acp_tui.client.session.transcript import Transcript
 
     app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.config.paths import get_paths
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.confirm import ConfirmDialog

@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.widgets import DataTable, Input, TextArea
 
 from acp_tui.client.agent.wire_log import MASK
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.wire_inspector import WireInspector

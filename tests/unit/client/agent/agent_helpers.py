@@ -16,13 +16,9 @@ from acp_tui.client.agent import agent_client as agent_module
 from acp_tui.client.agent.agent_client import AgentClient, connect
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.entries import MessageEntry, ToolCallEntry, TranscriptEntry
 from acp_tui.client.session.live_session import LiveSession, PermissionHandler
-from acp_tui.client.session.transcript import (
-    MessageEntry,
-    ToolCallEntry,
-    Transcript,
-    TranscriptEntry,
-)
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,

@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from acp_tui.client.agent.agent_client import AgentClient, MalformedResponse, connect
-from acp_tui.client.agent.calls import session_matches
 from acp_tui.client.agent.capabilities import AuthMethodInfo
 from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.rules import session_matches
 from acp_tui.client.errors import (
     AgentExited,
     AgentNotFound,
@@ -23,13 +23,9 @@ from acp_tui.client.errors import (
     Unsupported,
 )
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry, PlanEntryBlock
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import (
-    Change,
-    MessageEntry,
-    NoticeEntry,
-    PlanEntryBlock,
-)
+from acp_tui.client.session.transcript import Change
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,

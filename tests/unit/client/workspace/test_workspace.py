@@ -9,7 +9,8 @@ import pytest
 
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
-from acp_tui.client.session.transcript import NoticeEntry, Transcript
+from acp_tui.client.session.entries import NoticeEntry
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.workspace.events import DraftsReturned, SessionsChanged
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.config.paths import Paths

@@ -15,7 +15,8 @@ import pytest
 from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited
-from acp_tui.client.session.transcript import MessageEntry, NoticeEntry, Transcript
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.workspace.events import Notice
 from acp_tui.config.paths import Paths
 from acp_tui.demo_agent.auth import AUTH_METHOD_ID
