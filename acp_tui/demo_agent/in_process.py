@@ -7,14 +7,18 @@ Tests use it to skip starting a Python process per agent (see ``tests/in_process
 
 What only a process has is modelled plainly, never faked: the agent ends when its input ends
 (exit code 0) or when it crashes on purpose (the ``crash`` keyword, ``--fault login-exits``:
-the code it asks for, its words in ``stderr``, nothing written after). It has no pid and takes
-no signals; ``kill`` cancels it (exit code -9, as SIGKILL reports).
+the code it asks for, its words in ``stderr``, nothing written after). Its ``stderr`` has the
+lines the process would print: its log records of level WARNING and above, formatted alike
+(``-v`` changes nothing here), and its last words. It has no pid and takes no signals; ``kill``
+cancels it (exit code -9, as SIGKILL reports).
 """
 
 from __future__ import annotations
 
+import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from typing import NoReturn
 
 import anyio
@@ -28,6 +32,29 @@ from acp_tui.demo_agent.stdio import READ_SIZE, WatchedOutput
 
 PIPE_CAPACITY = 65536
 """What a Linux pipe holds before its writer has to wait."""
+
+LOG_FORMAT = "demo-agent %(levelname)s %(name)s: %(message)s"
+"""How the process writes its log records to stderr (see ``acp_tui.demo_agent.__main__``)."""
+
+_serving: ContextVar[InProcessAgent | None] = ContextVar("serving", default=None)
+"""The in-process agent whose task (or a task it started) runs, if any."""
+
+
+class _AgentStderr(logging.Handler):
+    """Adds each record logged by an in-process agent's tasks to that agent's ``stderr``, as
+    its process would print it (the records of other code are left alone)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.setFormatter(logging.Formatter(LOG_FORMAT))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        agent = _serving.get()
+        if agent is not None:
+            agent.stderr.extend(self.format(record).splitlines())
+
+
+_STDERR_HANDLER = _AgentStderr()
 
 
 class BytePipe:
@@ -189,7 +216,7 @@ class InProcessAgent:
         self.stdin: ByteSendStream = to_agent.writer
         self.stdout: ByteReceiveStream = from_agent.reader
         self.stderr: list[str] = []
-        """What it said on its way out (a crash on purpose); it logs through `logging`."""
+        """The lines its process would have written to stderr (see the module's docstring)."""
         self.returncode: int | None = None
         self.exited = anyio.Event()
         self._input = to_agent.reader
@@ -198,6 +225,10 @@ class InProcessAgent:
 
     async def run(self) -> None:
         """Serve until the input ends, the agent crashes on purpose or `kill` is called."""
+        _serving.set(self)  # this task's context, which the agent's own tasks inherit
+        root = logging.getLogger()
+        if _STDERR_HANDLER not in root.handlers:
+            root.addHandler(_STDERR_HANDLER)
         try:
             with self._scope:
                 agent = build_agent(self.options, self._output, exit_now=self._exit_now)
