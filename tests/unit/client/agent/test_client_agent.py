@@ -540,6 +540,7 @@ async def test_an_agent_that_never_initializes_times_out(data: Path, project: Pa
     assert any("hang-initialize" in line for line in caught.value.stderr_tail)
 
 
+@pytest.mark.real_agent  # the exit code and stderr of a process
 async def test_a_crash_mid_turn_is_agent_exited(data: Path, project: Path) -> None:
     async with demo_client(data, project) as client:
         session = await client.new_session(project)

@@ -52,7 +52,11 @@ def when_sent(client: AgentClient, method: str) -> anyio.Event:
     return sent
 
 
-@pytest.mark.parametrize("deliberate", [True, False], ids=["stopped", "killed"])
+@pytest.mark.parametrize(
+    "deliberate",
+    [True, pytest.param(False, marks=pytest.mark.real_agent)],  # killed: it takes a signal
+    ids=["stopped", "killed"],
+)
 async def test_a_call_cut_short_says_whether_acp_tui_ended_the_agent(
     tmp_path: Path, deliberate: bool
 ) -> None:
@@ -178,6 +182,7 @@ async def test_a_turn_the_agent_starts_itself_is_recorded_with_its_end(
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # the exit code and stderr of a process
 async def test_an_agent_that_exits_during_the_login_is_said_and_nothing_hangs(
     tmp_path: Path, acp_home: Paths, protocol: int
 ) -> None:
