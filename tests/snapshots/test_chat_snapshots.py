@@ -84,6 +84,14 @@ async def ready(pilot: Pilot[int]) -> None:
     app.chat.current_pane.query_one(PromptInput).cursor_blink = False
 
 
+async def steady_prompt(pilot: Pilot[int]) -> None:
+    """Stop the prompt's cursor blinking: under a dialog, whether the screenshot shows it would
+    depend on the moment it is taken."""
+    app = app_of(pilot)
+    await until(pilot, lambda: bool(app.chat.query(PromptInput)))
+    app.chat.current_pane.query_one(PromptInput).cursor_blink = False
+
+
 async def settle(pilot: Pilot[int]) -> None:
     """Let the transcript view flush and the screen repaint."""
     await pilot.pause(0.2)
@@ -208,6 +216,7 @@ def test_auth_dialog(snap_compare: Compare, make_snapshot_app: Callable[..., Acp
     async def run(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, AuthDialog))
         await until(pilot, lambda: getattr(pilot.app.screen, "accepting", False))
+        await steady_prompt(pilot)
         await settle(pilot)
 
     assert snap_compare(make_snapshot_app("--require-auth"), terminal_size=SIZE, run_before=run)
