@@ -555,6 +555,7 @@ async def test_a_crash_mid_turn_is_agent_exited(data: Path, project: Path) -> No
             await client.new_session(project)
 
 
+@pytest.mark.real_agent  # a 20 MB line through a real pipe
 async def test_malformed_line_is_skipped_and_huge_message_arrives(
     data: Path, project: Path
 ) -> None:
