@@ -48,13 +48,17 @@ REAL_AGENT = "real_agent"
 
 def demo_agent_args(command: AgentCommand) -> list[str] | None:
     """The demo agent's own arguments when ``command`` starts it and nothing in it needs a
-    process (its own environment, a terminal login); None otherwise."""
+    process (its own environment or working directory, a terminal login); None otherwise."""
     argv = list(command.argv)
     if argv[:3] != [sys.executable, "-m", DEMO_MODULE]:
         return None
-    if command.env or "--login" in argv[3:]:
+    args = argv[3:]
+    if command.env or "--login" in args:
         return None
-    return argv[3:]
+    data_dir = args[args.index("--data-dir") + 1] if "--data-dir" in args[:-1] else None
+    if data_dir is not None and not Path(data_dir).is_absolute() and command.cwd is not None:
+        return None  # relative to the process's working directory
+    return args
 
 
 class AgentInProcess:

@@ -18,12 +18,13 @@ import anyio
 import pytest
 
 from acp_tui.client.errors import AgentExited
+from acp_tui.client.process.command import AgentCommand
 from acp_tui.demo_agent.in_process import BytePipe, InProcessAgent, options_from_argv
 from acp_tui.demo_agent.options import AgentOptions
 from acp_tui.protocol.connection import Connection
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.jsonrpc import ConnectionClosed
-from tests.in_process import AgentInProcess, InProcessConnect
+from tests.in_process import AgentInProcess, InProcessConnect, demo_agent_args
 from tests.unit.client.agent.agent_helpers import agent_text, demo_spec, make_project
 
 WAIT = 10
@@ -276,3 +277,20 @@ async def test_the_client_talks_to_it_through_the_real_connection(tmp_path: Path
         assert "hello" in agent_text(session.transcript)
     with pytest.raises(ConnectionClosed):
         await client.connection.request("session/list", {})
+
+
+def test_only_what_needs_no_process_runs_in_process(tmp_path: Path) -> None:
+    demo = [sys.executable, "-m", "acp_tui.demo_agent"]
+    data = ["--data-dir", str(tmp_path)]
+    assert demo_agent_args(AgentCommand([*demo, *data, "--fault", "slow-list"])) == [
+        *data,
+        "--fault",
+        "slow-list",
+    ]
+    for command in (
+        AgentCommand(["other-agent", "--acp"]),
+        AgentCommand([*demo, *data], env={"DEMO": "1"}),
+        AgentCommand([*demo, *data, "--login"]),
+        AgentCommand([*demo, "--data-dir", "relative"], cwd=tmp_path),
+    ):
+        assert demo_agent_args(command) is None, command
