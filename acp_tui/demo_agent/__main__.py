@@ -10,9 +10,11 @@ import time
 from pathlib import Path
 
 import anyio
+from anyio.abc import ByteSendStream
 
 from acp_tui.config.paths import get_paths
 from acp_tui.demo_agent.auth import store_credentials
+from acp_tui.demo_agent.faults import StringIds
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, HostileOutput
 from acp_tui.demo_agent.options import (
     ALL_CAPABILITIES,
@@ -194,9 +196,14 @@ async def serve(options: AgentOptions) -> None:
     store.open()
     output = StdoutStream()
     agent = DemoAgent(options, store, output, v2=V2Dialect)
+    sink: ByteSendStream = output
+    if options.hostile is not None:
+        sink = HostileOutput(output, options.hostile)
+    if options.faulty("string-ids"):
+        sink = StringIds(sink)
     conn = Connection(
         StdinStream(on_eof=agent.drain),
-        output if options.hostile is None else HostileOutput(output, options.hostile),
+        sink,
         on_request=agent.handle_request,
         on_notification=agent.handle_notification,
         name="client",
