@@ -84,6 +84,7 @@ async def test_a_reply_to_no_request_is_named_as_such(
         assert app.session is None  # session/new is still waiting for its answer
 
 
+@pytest.mark.real_agent  # a 20 MB line through a real pipe
 async def test_the_palette_opens_it_and_a_huge_line_is_cut_for_reading_and_copied_whole(
     make_app: Callable[..., AcpApp],
 ) -> None:
