@@ -63,6 +63,14 @@ class RequestTimedOut(AgentError):
         super().__init__(f"the agent did not answer {method} within {seconds:g} s")
 
 
+class RequestCancelled(AgentError):
+    """The user gave up waiting for a call (Esc); the call was cancelled."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        super().__init__(f"you stopped waiting for {method}")
+
+
 class ProtocolMismatch(AgentError):
     """The agent answered with a protocol version this client does not speak."""
 

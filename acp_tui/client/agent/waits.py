@@ -4,10 +4,11 @@ Nothing waits for an agent forever. `session/new`, `session/load`, `session/resu
 `session/fork`, `session/list` and `authenticate` (v2 `auth/login`) give up after the
 ``request_timeout`` setting: the request is cancelled (the connection sends
 ``$/cancel_request``) and :class:`RequestTimedOut` says which call it was. A session being
-restored whose replay is still arriving is not stuck: each of its updates moves the deadline on.
+restored whose replay is still arriving is not stuck: its updates move the deadline on. The user
+may stop waiting sooner (:meth:`CallClock.cancel`, Esc): :class:`RequestCancelled` then.
 
 While such calls wait, :meth:`CallClock.longest` says which one has waited longest and since
-when, so that the status line can count the seconds.
+when, so that the status line and the session browser can count the seconds.
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio
 
-from acp_tui.client.errors import RequestTimedOut
+from acp_tui.client.errors import RequestCancelled, RequestTimedOut
 from acp_tui.client.listeners import Listeners
 from acp_tui.protocol.updates import SessionUpdate
 
-__all__ = ["LIST_CALLS", "SETUP_CALLS", "CallClock", "Waiting"]
+__all__ = ["LIST_CALLS", "SETUP_CALLS", "TIMED_CALLS", "CallClock", "Waiting"]
 
 T = TypeVar("T")
 
@@ -33,6 +34,9 @@ SETUP_CALLS = frozenset(
 """The timed calls a tab waits for while its session opens (or its agent logs in)."""
 LIST_CALLS = frozenset({"session/list"})
 """The timed call a session browser waits for."""
+TIMED_CALLS = SETUP_CALLS | LIST_CALLS
+REPLAYS = frozenset({"session/load", "session/resume"})
+"""The calls during which the agent may replay the session named in their params."""
 
 PUSH_EVERY = 1.0
 """A replay moves its deadline at most once in this many seconds (it may bring 50,000 updates)."""
@@ -44,6 +48,9 @@ class Waiting:
 
     method: str
     since: float
+    scope: anyio.CancelScope | None = None
+    cancelled: bool = False
+    """The user stopped waiting (not the clock)."""
 
     def seconds(self, now: float | None = None) -> int:
         """Whole seconds waited so far."""
@@ -58,35 +65,48 @@ class CallClock:
         self.updates = updates
         """Every session update (a replay in progress moves its restore's deadline)."""
         self.waiting: list[Waiting] = []
-        """The calls waiting now, oldest first."""
+        """The timed calls waiting now, oldest first."""
 
-    async def run(
-        self, method: str, call: Callable[[], Awaitable[T]], *, watch: str | None = None
-    ) -> T:
-        """``call()`` (the request ``method``), cancelled after ``timeout`` seconds without an
-        answer; ``watch``: a session whose updates show the agent is still at work on it.
+    async def run(self, method: str, params: Any, call: Callable[[], Awaitable[T]]) -> T:
+        """``call()``, the request ``method`` with ``params``: when it is one of the
+        ``TIMED_CALLS``, cancelled after ``timeout`` seconds without an answer (a replay of the
+        session a restore names moves that on) or when the user cancels it.
 
-        Raises :class:`RequestTimedOut` when the time is up.
+        Raises :class:`RequestTimedOut` or :class:`RequestCancelled` then.
         """
+        if method not in TIMED_CALLS:
+            return await call()
+        watch = getattr(params, "session_id", None) if method in REPLAYS else None
         waiting = Waiting(method, time.monotonic())
         self.waiting.append(waiting)
         unsubscribe: Callable[[], None] | None = None
-        timeout = self.timeout
         try:
-            with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
-                if watch is not None:
-                    unsubscribe = self.updates.subscribe(_mover(scope, watch, timeout))
+            with anyio.CancelScope(deadline=anyio.current_time() + self.timeout) as scope:
+                waiting.scope = scope
+                if isinstance(watch, str):
+                    unsubscribe = self.updates.subscribe(_mover(scope, watch, self.timeout))
                 return await call()
         finally:
             self.waiting.remove(waiting)
             if unsubscribe is not None:
                 unsubscribe()
-            if scope.cancelled_caught:
-                raise RequestTimedOut(method, timeout)
+        # Only a cancellation of this scope (its deadline, or `cancel`) ends up here.
+        if waiting.cancelled:
+            raise RequestCancelled(method)
+        raise RequestTimedOut(method, self.timeout)
 
     def longest(self, methods: Collection[str]) -> Waiting | None:
         """The call of one of ``methods`` that has waited longest, if any waits."""
         return next((w for w in self.waiting if w.method in methods), None)
+
+    def cancel(self, methods: Collection[str]) -> bool:
+        """Stop waiting for the calls of ``methods`` (the user pressed Esc); False: none waits."""
+        found = False
+        for waiting in self.waiting:
+            if waiting.method in methods and waiting.scope is not None:
+                waiting.cancelled = found = True
+                waiting.scope.cancel()
+        return found
 
 
 def _mover(
