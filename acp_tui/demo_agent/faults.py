@@ -7,10 +7,12 @@ Each fault is a few lines around the ordinary method dispatch (see ``FAULT_HELP`
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
+from anyio.abc import ByteSendStream
 
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
@@ -28,6 +30,7 @@ ERROR_DETAILS = {
     "caused by: connection reset by peer",
 }
 FAILING = frozenset({"session/prompt", "session/list", "session/delete"})
+SESSION_SETUP = frozenset({"session/new", "session/load", "session/resume", "session/fork"})
 SLOW_LIST_SECONDS = 1.0
 LATE_CHUNK_SECONDS = 0.2
 LATE_CHUNK_TEXT = "A late chunk, sent after the turn ended."
@@ -74,6 +77,12 @@ class Faults:
             raise RpcError(ErrorCode.INTERNAL_ERROR, "Internal error", data)
         if self.faulty("slow-list") and method == "session/list":
             await anyio.sleep(SLOW_LIST_SECONDS)
+        hangs = (self.faulty("hang-session") and method in SESSION_SETUP) or (
+            self.faulty("hang-list") and method == "session/list"
+        )
+        if hangs:
+            log.warning("fault hang-session/hang-list: not answering %s", method)
+            await anyio.sleep_forever()  # until the client cancels the request (-32800)
 
     def after(self, method: str, params: Any) -> None:
         """``method`` was served (its answer is about to be written): what follows it."""
@@ -128,3 +137,25 @@ class Faults:
 def _without_message_id(update: dict[str, Any]) -> dict[str, Any]:
     """The update as agents that send no ``messageId`` write it."""
     return {key: value for key, value in update.items() if key != "messageId"}
+
+
+_REPLY_ID = re.compile(rb'^(\{"jsonrpc":"2\.0","id":)(\d+)(,"(?:result|error)":)')
+
+
+class StringIds(ByteSendStream):
+    """``string-ids``: the agent's output with every reply's id written as a string ("2" for
+    request 2), as some broken agents do; the answer to ``initialize`` is left alone, so the
+    connection starts and the first session call waits for an answer that never matches."""
+
+    def __init__(self, output: ByteSendStream) -> None:
+        self.output = output
+
+    async def send(self, item: bytes) -> None:
+        lines = item.split(b"\n")
+        for index, line in enumerate(lines):
+            if b'"protocolVersion"' not in line:
+                lines[index] = _REPLY_ID.sub(rb'\1"\2"\3', line, count=1)
+        await self.output.send(b"\n".join(lines))
+
+    async def aclose(self) -> None:
+        await self.output.aclose()

@@ -38,6 +38,11 @@ FAULT_HELP: dict[str, str] = {
     "a short prefix does not tell them apart",
     "updates-after-close": "after answering session/close, 100 agent_message_chunks for the "
     "closed session",
+    "string-ids": 'every answer after initialize carries its request\'s id as a string ("2" '
+    "for 2), as some broken agents write it: it answers no request of the client's",
+    "hang-session": "never answer session/new, session/load, session/resume or session/fork "
+    "until the client cancels the request",
+    "hang-list": "never answer session/list until the client cancels the request",
 }
 """What each ``--fault`` does (shown by ``--help``)."""
 

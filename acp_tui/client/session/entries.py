@@ -195,6 +195,8 @@ class NoticeEntry(Entry):
     level: Level = "info"
     hint: bool = False
     """A hint about the app (a key to press), not part of the conversation: never exported."""
+    quiet: bool = False
+    """Said in passing (an update the agent sent that was skipped): shown muted."""
 
 
 TranscriptEntry = MessageEntry | ToolCallEntry | PlanEntryBlock | NoticeEntry
@@ -238,3 +240,12 @@ def agent_notice(update: SessionUpdate) -> AgentNotice | None:
         level = "warning" if notice.severity == "warning" else "error"
     description = sanitize(notice.description, 500) if notice.description else None
     return AgentNotice(sanitize(notice.title, 200), description, level)
+
+
+STOP_NOTICES = {
+    "cancelled": "Cancelled.",
+    "max_tokens": "The agent stopped: it reached its token limit.",
+    "max_turn_requests": "The agent stopped: it reached its limit of requests for one turn.",
+    "refusal": "The agent refused to continue.",
+}
+"""What the transcript says of a turn that ended for these reasons."""

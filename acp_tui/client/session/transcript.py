@@ -18,6 +18,7 @@ from typing import Literal
 
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.session.entries import (
+    STOP_NOTICES,
     AgentNotice,
     Level,
     MessageEntry,
@@ -91,6 +92,9 @@ class Transcript:
         self.agent_terminals: dict[str, AgentTerminal] = {}
         """The agent-owned terminals (ACP v2) by id; client terminals live in the session."""
         self._echo_index: int | None = None
+        self.user_messages = 0
+        self._dropped: dict[str, int] = {}
+        """Each kind of skipped update said, with ``user_messages`` then (once in a turn)."""
         self._sealed = 0
         """Entries before this index take no more chunks: the turn that wrote them ended."""
         self._listeners: Listeners[[Change]] = Listeners("transcript listener")
@@ -115,6 +119,8 @@ class Transcript:
     def _append(self, entry: TranscriptEntry) -> int:
         entry.touch()
         self.entries.append(entry)
+        if isinstance(entry, MessageEntry) and entry.role == "user":
+            self.user_messages += 1
         index = len(self.entries) - 1
         self._emit(Change("appended", index))
         return index
@@ -343,6 +349,12 @@ class Transcript:
         """Say something that is not a message; ``hint``: about the app, left out of exports."""
         self._append(NoticeEntry(text=text, level=level, hint=hint))
 
+    def note_dropped(self, what: str) -> None:
+        """The agent sent ``what``, which was skipped: said quietly, once per kind per turn."""
+        if self._dropped.get(what) != self.user_messages:
+            self._dropped[what] = self.user_messages
+            self._append(NoticeEntry(text=f"The agent sent {what}: skipped.", quiet=True))
+
     # -- turns -------------------------------------------------------------------------------
 
     def add_user_message(
@@ -363,7 +375,7 @@ class Transcript:
         self.stop_reason = stop_reason
         self.seal()
         if stop_reason not in (None, "end_turn"):
-            self.add_notice(_STOP_NOTICES.get(stop_reason, f"The turn ended: {stop_reason}"))
+            self.add_notice(STOP_NOTICES.get(stop_reason, f"The turn ended: {stop_reason}"))
         self.set_state("idle")
 
     def seal(self) -> None:
@@ -382,11 +394,3 @@ class Transcript:
             return None
         entry = self.entries[index]
         return entry if isinstance(entry, ToolCallEntry) else None
-
-
-_STOP_NOTICES = {
-    "cancelled": "Cancelled.",
-    "max_tokens": "The agent stopped: it reached its token limit.",
-    "max_turn_requests": "The agent stopped: it reached its limit of requests for one turn.",
-    "refusal": "The agent refused to continue.",
-}

@@ -221,6 +221,7 @@ class AgentRuntime:
             ) as client:
                 self._starting = None  # up: stop and restart go through the wake event
                 self.client = client
+                client.connection.on_unmatched_reply = self.wire.mark_unmatched
                 self.connections += 1
                 self.recorder.attach(client)
                 self.error = None

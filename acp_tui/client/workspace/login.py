@@ -110,7 +110,7 @@ class Login:
         if client is None:
             raise AgentError("the agent is gone")
         cancelled = agent.login_cancel = anyio.Event()
-        agent.status = f"logging in with {method.name}… (Esc cancels)"
+        agent.status = f"logging in with {method.name}…"  # the status line adds "Esc cancels"
         self.board.agent_changed(agent)
         try:
             async with anyio.create_task_group() as tg:

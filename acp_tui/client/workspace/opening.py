@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_tui.client.agent.waits import SETUP_CALLS, Waiting
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.history.forking import fork_with_history
 from acp_tui.client.history.restore import reattach, reopen
@@ -69,6 +70,22 @@ class Opening:
         """Open the slot's session (again): by its intent, or the same one after a restart."""
         self.board.set_state(slot, "opening", "opening a session…")
         self.board.spawn(lambda: self._open(slot), f"opening slot {slot.id}")
+
+    def waiting(self, slot: SessionSlot) -> Waiting | None:
+        """The agent call the slot has waited for longest while its session opens (or its
+        agent logs in), if one waits: the status line counts its seconds."""
+        client = slot.agent.client
+        if client is None or (slot.state != "opening" and slot.agent.login_cancel is None):
+            return None
+        return client.clock.longest(SETUP_CALLS)
+
+    def cancel(self, slot: SessionSlot) -> bool:
+        """Esc while the slot's session opens: stop waiting for the agent (the request is
+        cancelled, and the tab says so); False when nothing waits."""
+        client = slot.agent.client
+        if client is None or slot.state != "opening":
+            return False
+        return client.clock.cancel(SETUP_CALLS)
 
     def forget(self, event: SlotRemoved) -> None:
         """A slot is gone: its session's changes are no longer followed."""

@@ -205,10 +205,25 @@ class ChatPane(Vertical):
             state = slot.transcript.state
             parts.append(STATE_LABELS.get(state, sanitize(state)))
         else:
-            parts.append(sanitize(self.agent_status, NAME_LIMIT))
+            parts.append(sanitize(self.agent_status, NAME_LIMIT) + self.waited())
         if slot is not None and slot.title:
             parts.append(sanitize(slot.title, NAME_LIMIT))
         return "  ·  ".join(parts)
+
+    def waited(self) -> str:
+        """How long the slot has waited for the agent's answer, while its session opens."""
+        slot, ws = self.slot, self.workspace
+        waiting = ws.opening.waiting(slot) if slot is not None and ws is not None else None
+        if waiting is None:
+            return ""
+        return f" · {waiting.method}: waited {waiting.seconds()} s (Esc cancels)"
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._count_seconds)
+
+    def _count_seconds(self) -> None:
+        if self.waited():
+            self.refresh_status()
 
     def refresh_status(self) -> None:
         for status in self.query("#status").results(Static):
@@ -311,9 +326,12 @@ class ChatPane(Vertical):
             self.workspace.prompts.set_option(self.slot, event.config_id, event.value)
 
     def cancel_turn(self) -> None:
-        """Esc: give up a login under way, else cancel the running turn."""
+        """Esc: give up a login under way, or the opening of the session, else cancel the
+        running turn."""
         slot, ws = self.slot, self.workspace
-        if slot is not None and ws is not None and not ws.login.cancel_login(slot.agent):
+        if slot is None or ws is None or ws.login.cancel_login(slot.agent):
+            return
+        if not ws.opening.cancel(slot):
             ws.prompts.cancel_turn(slot)
 
     def return_drafts(self, texts: tuple[str, ...]) -> None:
