@@ -90,11 +90,13 @@ def resolve_launch(
     Precedence: an explicit `command` (from `-- COMMAND ARGS`), then `agent_name` (from `-a`),
     then `settings.default_agent`, then the only configured agent, then the demo agent. The name
     "demo" always means the bundled demo agent. The protocol is `protocol` if given, else the
-    agent's configured one, else 1. Raises `LaunchError` when the choice is impossible.
+    agent's configured one, else 1. The spec carries `settings`: they decide what the agent
+    may do (its commands: the ``terminal`` setting). Raises `LaunchError` when the choice is
+    impossible.
     """
     if protocol is not None and protocol not in (1, 2):
         raise LaunchError(f"unknown protocol version {protocol}; ACP has versions 1 and 2")
-    return _resolve(
+    spec = _resolve(
         cwd=cwd,
         agent_name=agent_name,
         command=command,
@@ -102,6 +104,7 @@ def resolve_launch(
         paths=paths,
         protocol=protocol,
     )
+    return replace(spec, settings=settings)
 
 
 def agent_choices(
