@@ -16,7 +16,8 @@ what they share is its `Board`. Everything else is done by its parts, by name:
 * ``ws.sessions``: what a session browser does to the listed sessions, gated with the reason
   (`acp_tui.client.workspace.listed_sessions`);
 * ``ws.questions``: the agent's questions for the user, one at a time
-  (`acp_tui.client.workspace.questions`).
+  (`acp_tui.client.workspace.questions`);
+* ``ws.shell``: the user's ``!`` commands (`acp_tui.client.workspace.shell`).
 
 Every operation runs in the Workspace's task group and reports through events; none raises
 into the UI. Errors become notices in the slot's transcript (they stay) and a Notice event.
@@ -47,6 +48,7 @@ from acp_tui.client.workspace.login import Login
 from acp_tui.client.workspace.opening import Opening
 from acp_tui.client.workspace.prompt_queue.sending import PromptQueue
 from acp_tui.client.workspace.questions import Questions
+from acp_tui.client.workspace.shell import ShellCommands
 from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.config.settings import Settings
@@ -108,6 +110,7 @@ class Workspace:
         self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
         self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.open)
+        self.shell = ShellCommands(self.board, self.questions.terminal_policy)
         self.hooks = Hooks(
             agent_changed=self.board.agent_changed,
             agent_up=self.agent_up,
