@@ -63,6 +63,9 @@ class LaunchSpec:
     """Where to write every agent's JSON-RPC traffic as JSON lines (``--wire-log``)."""
     mcp_servers: tuple[McpServerSpec, ...] = ()
     """The MCP servers given to this agent's sessions (those it can take)."""
+    agent_name: str | None = None
+    """The ``[agents.NAME]`` table it was started from (None: the demo agent or a
+    ``-- COMMAND``): a reloaded config applies that table to it."""
 
 
 def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:
@@ -198,6 +201,7 @@ def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | No
         protocol_version=protocol or config.protocol,
         display_name=config.title or name,
         title=config.title,
+        agent_name=name,
     )
 
 

@@ -17,7 +17,7 @@ what they share is its `Board`. Everything else is done by its parts, by name:
   (`acp_tui.client.workspace.listed_sessions`);
 * ``ws.questions``: the agent's questions for the user, one at a time
   (`acp_tui.client.workspace.questions`);
-* ``ws.shell``: the user's ``!`` commands (`acp_tui.client.workspace.shell`).
+* ``ws.shell``, the user's ``!`` commands; ``ws.config``, the settings read again on demand.
 
 Every operation runs in the Workspace's task group and reports through events; none raises
 into the UI. Errors become notices in the slot's transcript (they stay) and a Notice event.
@@ -41,6 +41,7 @@ from acp_tui.client.history import continuing
 from acp_tui.client.history.recorder import agent_key_for
 from acp_tui.client.workspace.agent_runtime import AgentRuntime, Connect, Hooks
 from acp_tui.client.workspace.board import Board
+from acp_tui.client.workspace.config_reload import ConfigReload
 from acp_tui.client.workspace.events import Notice, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless, Interaction
 from acp_tui.client.workspace.listed_sessions import ListedSessions
@@ -111,6 +112,7 @@ class Workspace:
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
         self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.open)
         self.shell = ShellCommands(self.board, self.questions.terminal_policy)
+        self.config = ConfigReload(self.paths.config_file, lambda: list(self.agents.values()))
         self.hooks = Hooks(
             agent_changed=self.board.agent_changed,
             agent_up=self.agent_up,
@@ -299,7 +301,9 @@ class Workspace:
         return self.open_listed(agent, info, replay=True)
 
     def open_launch(self, launch: LaunchSpec) -> None:
-        """Open what the command line asked for: the session it continues, else a new one."""
+        """Open what the command line asked for (its settings in effect): the session it
+        continues, else a new one."""
+        self.config.settings = launch.settings
         agent = self.agent_for(launch)
         if launch.continue_last or launch.session_id:
             session_id = launch.session_id
@@ -322,7 +326,7 @@ class Workspace:
                     cwd=cwd,
                     agent_name=agent_name,
                     command=None,
-                    settings=settings or Settings(),
+                    settings=settings or self.config.settings,
                     paths=self.paths,
                     protocol=None,
                 )
