@@ -74,7 +74,8 @@ async def test_a_bang_command_is_asked_shown_attached_and_can_be_taken_off(
         await allow_once(pilot)
         await wait_for(pilot, lambda: bar.labels == ["!echo second-output · 1 lines · exit code 0"])
         await send(pilot, "what did it print")
-        await wait_for(pilot, lambda: "You attached" in agent_text(app))
+        slot = app.slot
+        await wait_for(pilot, lambda: "You attached" in agent_text(app) and not slot.busy)
         assert "You attached acp-tui://shell/2:" in agent_text(app)
         assert "> second-output" in agent_text(app)
         assert "first-output" not in agent_text(app)

@@ -8,6 +8,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from acp_tui.client.agent.launch import LaunchSpec, resolve_launch
 from acp_tui.client.agent.mcp import enabled_mcp_servers
 from acp_tui.client.workspace.config_reload import reconfigured
@@ -35,17 +37,19 @@ def write_config(paths: Paths, text: str) -> None:
 MCP_FILES = f'[mcp_servers.files]\ncommand = "{sys.executable}"\nall_agents = true\n'
 
 
+@pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 async def test_a_removed_mcp_server_is_not_sent_to_the_sessions_opened_after_the_reload(
-    tmp_path: Path, acp_home: Paths
+    tmp_path: Path, acp_home: Paths, protocol: int
 ) -> None:
     project = make_project(tmp_path)
     write_config(acp_home, MCP_FILES)
     files = McpServerConfig(command=sys.executable, all_agents=True)
     settings = Settings(mcp_servers={"files": files})
     spec = replace(
-        demo_spec(tmp_path / "demo", project),
+        demo_spec(tmp_path / "demo", project, "--protocol", str(protocol)),
         settings=settings,
         mcp_servers=enabled_mcp_servers(settings, None),
+        protocol_version=protocol,
     )
     async with workspace(acp_home, project) as (ws, watch):
         ws.open_launch(spec)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from acp_tui.client.session.prompt_blocks import CommandOutput
 from acp_tui.client.session.transcript import NoticeEntry
 from acp_tui.client.tools.terminal_gate import TerminalMode
@@ -27,12 +29,20 @@ from tests.unit.client.agent.agent_helpers import (
 )
 from tests.unit.client.workspace.workspace_helpers import Scripted, Watch, workspace
 
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+
 
 async def open_slot(
-    ws: Workspace, watch: Watch, tmp_path: Path, project: Path, terminal: TerminalMode = "allow"
+    ws: Workspace,
+    watch: Watch,
+    tmp_path: Path,
+    project: Path,
+    terminal: TerminalMode = "allow",
+    protocol: int = 1,
 ) -> SessionSlot:
-    spec = demo_spec(tmp_path / "demo", project)
-    slot = ws.open_new(ws.agent_for(replace(spec, settings=Settings(terminal=terminal))))
+    spec = demo_spec(tmp_path / "demo", project, "--protocol", str(protocol))
+    spec = replace(spec, settings=Settings(terminal=terminal), protocol_version=protocol)
+    slot = ws.open_new(ws.agent_for(spec))
     await watch.until(lambda: slot.state == "ready")
     return slot
 
@@ -41,12 +51,13 @@ def notices(slot: SessionSlot) -> list[str]:
     return [entry.text for entry in of_type(slot.transcript, NoticeEntry)]
 
 
+@PROTOCOLS
 async def test_the_output_shows_as_a_terminal_block_and_goes_with_the_next_prompt(
-    tmp_path: Path, acp_home: Paths
+    tmp_path: Path, acp_home: Paths, protocol: int
 ) -> None:
     project = make_project(tmp_path)
     async with workspace(acp_home, project) as (ws, watch):
-        slot = await open_slot(ws, watch, tmp_path, project)
+        slot = await open_slot(ws, watch, tmp_path, project, protocol=protocol)
         item = await ws.shell.run_now(slot, "printf 'one\\n'; pwd; exit 3")
         assert item is not None
         assert item.output == f"one\n{project}\n"
@@ -63,7 +74,7 @@ async def test_the_output_shows_as_a_terminal_block_and_goes_with_the_next_promp
         assert any(isinstance(e, QueueChanged) for e in watch.events)
 
         ws.prompts.submit(slot, "what did it print")
-        await watch.until(lambda: "You attached" in agent_text(slot.transcript))
+        await watch.until(lambda: "You attached" in agent_text(slot.transcript) and not slot.busy)
         assert slot.context == []
         text = agent_text(slot.transcript)
         assert "You said:\n\n> what did it print" in text
