@@ -183,7 +183,7 @@ def help_text(agent_commands: Sequence[AvailableCommand]) -> str:
     else:
         lines.append("The agent's: none offered in this session.")
     hidden = names & {own.name for own in CLIENT_COMMANDS}
-    shadowed = " (// reaches one an agent command of the same name hides)" if hidden else ""
+    shadowed = " (//NAME where the agent has a command of the same name)" if hidden else ""
     lines.append(f"acp-tui's{shadowed}:")
     for own in CLIENT_COMMANDS:
         typed = invocation(own.name, names) + (f" ‹{own.hint}›" if own.hint else "")
