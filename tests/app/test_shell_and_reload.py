@@ -15,7 +15,7 @@ from acp_tui.ui.dialogs.agent_choice import AgentChoiceDialog
 from acp_tui.ui.dialogs.terminal import TerminalDialog
 from acp_tui.ui.widgets.context_bar import ContextBar
 from tests.app.helpers import wait_for, wait_for_screen
-from tests.app.test_slash_commands import SIZE, ready, send
+from tests.app.test_slash_commands import PROTOCOLS, SIZE, ready, send
 
 
 def entries_of(app: AcpApp, kind: type[object]) -> list[object]:
@@ -49,10 +49,11 @@ def write_config(paths: Paths, text: str) -> None:
     paths.config_file.write_text(text, encoding="utf-8")
 
 
+@PROTOCOLS
 async def test_a_bang_command_is_asked_shown_attached_and_can_be_taken_off(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app()
+    app = make_app(protocol=protocol)
     async with app.run_test(size=SIZE) as pilot:
         prompt = await ready(pilot, app)
         bar = app.chat.current_pane.query_one(ContextBar)

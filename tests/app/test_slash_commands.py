@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Select
@@ -18,6 +19,8 @@ from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.app.helpers import wait_for, wait_for_screen
 
 SIZE = (140, 44)
+
+PROTOCOLS = pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 
 
 async def ready(pilot: Pilot[int], app: AcpApp) -> PromptInput:
@@ -100,10 +103,11 @@ async def test_new_opens_the_roots_dialog_as_ctrl_n_does(make_app: Callable[...,
         assert user_texts(app) == []
 
 
+@PROTOCOLS
 async def test_clear_opens_a_new_session_in_a_new_tab_and_keeps_the_old(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app()
+    app = make_app(protocol=protocol)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         first = app.slot
@@ -119,8 +123,11 @@ async def test_clear_opens_a_new_session_in_a_new_tab_and_keeps_the_old(
         assert ws.slots[1].session_id != first.session_id
 
 
-async def test_fork_forks_the_session_into_a_new_tab(make_app: Callable[..., AcpApp]) -> None:
-    app = make_app()
+@PROTOCOLS
+async def test_fork_forks_the_session_into_a_new_tab(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    app = make_app(protocol=protocol)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         await send(pilot, "remember this")
@@ -146,10 +153,11 @@ async def test_fork_says_why_not_when_the_agent_cannot(make_app: Callable[..., A
         assert len(app.workspace.slots) == 1
 
 
+@PROTOCOLS
 async def test_model_opens_the_picker_or_sets_the_model_named(
-    make_app: Callable[..., AcpApp],
+    make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    app = make_app()
+    app = make_app(protocol=protocol)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         assert app.session is not None
