@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import events, on
@@ -23,7 +24,7 @@ from textual.worker import Worker
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.ui.chat import ChatScreen
-from acp_tui.ui.messages import workspace_message
+from acp_tui.ui.messages import CommandTyped, workspace_message
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
 from acp_tui.ui.toasts import PlainToasts
@@ -213,6 +214,9 @@ class AcpApp(PlainToasts):
         problem = save_theme_choice(theme.name, self.paths.config_file, tell=self.notify)
         if problem is not None:
             self.notify(f"Theme not saved: {problem}", severity="warning", markup=False)
+        elif self.workspace is not None:  # in effect and in the file: not a change to report
+            config = self.workspace.config
+            config.settings = replace(config.settings, theme=theme.name)
 
     # -- the current session -----------------------------------------------------------------
 
@@ -256,6 +260,13 @@ class AcpApp(PlainToasts):
         yield from logout_commands(self, self.workspace, self.slot)
         yield from tab_commands(self, self.workspace, self.slot)
 
+    @on(CommandTyped)
+    def run_typed_command(self, message: CommandTyped) -> None:
+        """One of acp-tui's slash commands, or a ``!`` command, typed in the tab shown."""
+        from acp_tui.ui.slash_actions import run_typed
+
+        run_typed(self, self.chat_screen.current_pane, message.parsed, message.text)
+
     def action_add_agent(self, first_run: bool = False) -> None:
         """The "Add an agent" dialog over the ACP agent registry."""
         from acp_tui.ui.registry_offer import open_add_agent
@@ -280,7 +291,7 @@ class AcpApp(PlainToasts):
         """Pick the extra roots of a new session in the roots dialog, then open it."""
         from acp_tui.ui.session_commands import new_session_with_roots
 
-        new_session_with_roots(self, self.workspace, self.slot, self.launch)
+        new_session_with_roots(self, self.workspace, self.slot)
 
     def action_wire_inspector(self) -> None:
         """Show the current agent's JSON-RPC traffic."""

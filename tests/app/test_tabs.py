@@ -11,7 +11,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, OptionList
 
 from acp_tui.client.workspace.slots import SessionSlot
-from acp_tui.config.settings import AgentConfig, Settings
+from acp_tui.config.paths import Paths
+from acp_tui.config.settings import AgentConfig, Settings, save_settings
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.panel import SessionBrowser
@@ -179,15 +180,17 @@ async def test_prompts_sent_during_a_turn_are_queued_shown_and_editable(
 
 
 async def test_ctrl_n_offers_the_agent_and_runs_two_agents_side_by_side(
-    make_app: Callable[..., AcpApp], tmp_path: Path
+    make_app: Callable[..., AcpApp], tmp_path: Path, acp_home: Paths
 ) -> None:
     other = AgentConfig(
         command=sys.executable,
         args=["-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "other")],
         title="Other agent",
     )
+    settings = Settings(agents={"other": other})
+    save_settings(settings, acp_home.config_file)  # Ctrl+N reads the file again
     base = make_app()
-    app = AcpApp(replace(base.launch, settings=Settings(agents={"other": other})))
+    app = AcpApp(replace(base.launch, settings=settings))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         first = slots(app)[0]

@@ -63,6 +63,9 @@ class LaunchSpec:
     """Where to write every agent's JSON-RPC traffic as JSON lines (``--wire-log``)."""
     mcp_servers: tuple[McpServerSpec, ...] = ()
     """The MCP servers given to this agent's sessions (those it can take)."""
+    agent_name: str | None = None
+    """The ``[agents.NAME]`` table it was started from (None: the demo agent or a
+    ``-- COMMAND``): a reloaded config applies that table to it."""
 
 
 def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:
@@ -90,11 +93,13 @@ def resolve_launch(
     Precedence: an explicit `command` (from `-- COMMAND ARGS`), then `agent_name` (from `-a`),
     then `settings.default_agent`, then the only configured agent, then the demo agent. The name
     "demo" always means the bundled demo agent. The protocol is `protocol` if given, else the
-    agent's configured one, else 1. Raises `LaunchError` when the choice is impossible.
+    agent's configured one, else 1. The spec carries `settings`: they decide what the agent
+    may do (its commands: the ``terminal`` setting). Raises `LaunchError` when the choice is
+    impossible.
     """
     if protocol is not None and protocol not in (1, 2):
         raise LaunchError(f"unknown protocol version {protocol}; ACP has versions 1 and 2")
-    return _resolve(
+    spec = _resolve(
         cwd=cwd,
         agent_name=agent_name,
         command=command,
@@ -102,6 +107,7 @@ def resolve_launch(
         paths=paths,
         protocol=protocol,
     )
+    return replace(spec, settings=settings)
 
 
 def agent_choices(
@@ -195,6 +201,7 @@ def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | No
         protocol_version=protocol or config.protocol,
         display_name=config.title or name,
         title=config.title,
+        agent_name=name,
     )
 
 

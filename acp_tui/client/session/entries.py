@@ -98,20 +98,30 @@ class MessageEntry(Entry):
         entry = cls(role=role, message_id=message_id)
         for block in blocks:
             entry.blocks.append(block)
-            entry.parts.append(block_text(block))
+            entry.parts.append(entry._part(block))
         return entry
 
     def append(self, block: ContentBlock) -> None:
         self.blocks.append(block)
-        self.parts.append(block_text(block))
+        self.parts.append(self._part(block))
         self._text = None
         self.touch()
 
     def set_blocks(self, blocks: Sequence[ContentBlock]) -> None:
         """Replace the whole content (not touched: the caller says what else changed)."""
-        self.blocks = list(blocks)
-        self.parts = [block_text(b) for b in blocks]
+        self.blocks, self.parts = [], []
+        for block in blocks:
+            self.blocks.append(block)
+            self.parts.append(self._part(block))
         self._text = None
+
+    def _part(self, block: ContentBlock) -> str:
+        """The block's text; a label (an attachment, an image) is set apart from the text
+        before it by a space, where text chunks are joined as they come."""
+        text = block_text(block)
+        if isinstance(block, TextContent) or not self.parts or self.parts[-1][-1:].isspace():
+            return text
+        return " " + text
 
     @property
     def text(self) -> str:

@@ -92,6 +92,8 @@ class AgentRuntime:
         self.failure: BaseException | None = None
         """The error that stopped the agent's last connection (None after a clean stop)."""
         self.pending_login: AuthMethodInfo | None = None
+        self.next_launch: LaunchSpec | None = None
+        """What the agent starts with at its next restart (a reloaded config changed it)."""
         self._name: str | None = None
         self.connections = 0
         """How many times the agent connected (a restart makes it one more)."""
@@ -166,6 +168,17 @@ class AgentRuntime:
         if self._starting is not None:
             self._starting.cancel()
 
+    def reconfigure(self, launch: LaunchSpec, restart_with: LaunchSpec | None = None) -> None:
+        """A reloaded config: ``launch`` takes effect now (its settings, its MCP servers for the
+        sessions opened from now on, its title), ``restart_with`` at the next restart."""
+        self.launch = launch
+        self.next_launch = restart_with
+        client = self.client
+        if client is not None:
+            client.mcp_servers = launch.mcp_servers
+            client.terminal_policy = self.hooks.terminal_policy(self)
+        self.hooks.agent_changed(self)
+
     def login_and_restart(self, method: AuthMethodInfo) -> None:
         """Run ``method`` (a terminal login) before the agent starts again."""
         self.pending_login = method
@@ -187,6 +200,8 @@ class AgentRuntime:
         """Keep the agent for as long as it is wanted; returns once stopped."""
         while not self._stopping:
             self._restart = False
+            if self.next_launch is not None:  # a changed config, taken at this restart
+                self.launch, self.next_launch = self.next_launch, None
             login, self.pending_login = self.pending_login, None
             if login is not None:
                 self._set("logging_in", f"logging in: {login.name}…")

@@ -16,7 +16,8 @@ what they share is its `Board`. Everything else is done by its parts, by name:
 * ``ws.sessions``: what a session browser does to the listed sessions, gated with the reason
   (`acp_tui.client.workspace.listed_sessions`);
 * ``ws.questions``: the agent's questions for the user, one at a time
-  (`acp_tui.client.workspace.questions`).
+  (`acp_tui.client.workspace.questions`);
+* ``ws.shell``, the user's ``!`` commands; ``ws.config``, the settings read again on demand.
 
 Every operation runs in the Workspace's task group and reports through events; none raises
 into the UI. Errors become notices in the slot's transcript (they stay) and a Notice event.
@@ -40,6 +41,7 @@ from acp_tui.client.history import continuing
 from acp_tui.client.history.recorder import agent_key_for
 from acp_tui.client.workspace.agent_runtime import AgentRuntime, Connect, Hooks
 from acp_tui.client.workspace.board import Board
+from acp_tui.client.workspace.config_reload import ConfigReload
 from acp_tui.client.workspace.events import Notice, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless, Interaction
 from acp_tui.client.workspace.listed_sessions import ListedSessions
@@ -47,6 +49,7 @@ from acp_tui.client.workspace.login import Login
 from acp_tui.client.workspace.opening import Opening
 from acp_tui.client.workspace.prompt_queue.sending import PromptQueue
 from acp_tui.client.workspace.questions import Questions
+from acp_tui.client.workspace.shell import ShellCommands
 from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.config.settings import Settings
@@ -108,6 +111,8 @@ class Workspace:
         self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
         self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.open)
+        self.shell = ShellCommands(self.board, self.questions.terminal_policy)
+        self.config = ConfigReload(self.paths.config_file, lambda: list(self.agents.values()))
         self.hooks = Hooks(
             agent_changed=self.board.agent_changed,
             agent_up=self.agent_up,
@@ -296,7 +301,9 @@ class Workspace:
         return self.open_listed(agent, info, replay=True)
 
     def open_launch(self, launch: LaunchSpec) -> None:
-        """Open what the command line asked for: the session it continues, else a new one."""
+        """Open what the command line asked for (its settings in effect): the session it
+        continues, else a new one."""
+        self.config.settings = launch.settings
         agent = self.agent_for(launch)
         if launch.continue_last or launch.session_id:
             session_id = launch.session_id
@@ -319,7 +326,7 @@ class Workspace:
                     cwd=cwd,
                     agent_name=agent_name,
                     command=None,
-                    settings=settings or Settings(),
+                    settings=settings or self.config.settings,
                     paths=self.paths,
                     protocol=None,
                 )

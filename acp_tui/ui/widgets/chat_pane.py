@@ -24,9 +24,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from acp_tui.ui.messages import OptionChosen
+from acp_tui.ui.messages import CommandTyped, OptionChosen
 from acp_tui.ui.plain_text import NAME_LIMIT, sanitize
+from acp_tui.ui.slash import parse_prompt
 from acp_tui.ui.startup import StandIn, replace_stand_in
+from acp_tui.ui.widgets.context_bar import ContextBar
 from acp_tui.ui.widgets.find_bar import FindBar
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
@@ -96,6 +98,7 @@ class ChatPane(Vertical):
             yield core.session_options(id="session-options")
         yield FindBar(id="find")
         yield QueueView(id="queue")
+        yield ContextBar(id="context")
         yield PromptInput(history=self.history, id="prompt")
 
     def _new_transcript_view(self, core: Core) -> TranscriptView:
@@ -236,6 +239,9 @@ class ChatPane(Vertical):
             queue.show_queue(self.early, EARLY_REASON)
         else:
             queue.show_queue([Queued(p.id, p.text) for p in slot.queue], slot.queue_reason())
+            self.query_one(ContextBar).show_context(
+                [f"!{c.command} · {c.lines} lines · {c.how_it_ended}" for c in slot.context]
+            )
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -255,6 +261,11 @@ class ChatPane(Vertical):
         view = self.transcript_view
         if view is not None:
             view.jump(None)  # what was sent, and the reply, are at the end
+        commands = self.slot.transcript.commands if self.slot is not None else []
+        parsed = parse_prompt(event.text, {command.name for command in commands})
+        if parsed.kind != "text":  # acp-tui's command, or a ! command: the App runs it
+            self.post_message(CommandTyped(parsed, event.text))
+            return
         if self.slot is None or self.workspace is None:
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
@@ -287,8 +298,20 @@ class ChatPane(Vertical):
         taken = self.workspace.prompts.remove_queued(self.slot, prompt_id)
         return taken.text if taken is not None else None
 
+    @on(PromptInput.TakeOffAttachment)
+    @on(ContextBar.RemoveRequested)
+    def take_off_attachment(
+        self, event: PromptInput.TakeOffAttachment | ContextBar.RemoveRequested
+    ) -> None:
+        """Take a ``!`` command's output off the next message (the last, from the prompt)."""
+        event.stop()
+        index = event.index if isinstance(event, ContextBar.RemoveRequested) else -1
+        if self.slot is not None and self.workspace is not None:
+            self.workspace.shell.remove_context(self.slot, index)
+
+    @on(ContextBar.Back)
     @on(QueueView.Back)
-    def back_to_prompt(self, event: QueueView.Back) -> None:
+    def back_to_prompt(self, event: QueueView.Back | ContextBar.Back) -> None:
         event.stop()
         self.prompt.focus()
 
@@ -326,12 +349,12 @@ class ChatPane(Vertical):
             self.workspace.prompts.set_option(self.slot, event.config_id, event.value)
 
     def cancel_turn(self) -> None:
-        """Esc: give up a login under way, or the opening of the session, else cancel the
-        running turn."""
+        """Esc: give up a login under way, or the opening of the session, else stop the !
+        commands running, else cancel the running turn."""
         slot, ws = self.slot, self.workspace
         if slot is None or ws is None or ws.login.cancel_login(slot.agent):
             return
-        if not ws.opening.cancel(slot):
+        if not ws.opening.cancel(slot) and not ws.shell.cancel(slot):
             ws.prompts.cancel_turn(slot)
 
     def return_drafts(self, texts: tuple[str, ...]) -> None:

@@ -86,6 +86,9 @@ class PromptInput(TextArea):
         text: str
         attachments: tuple[Path, ...] = ()
 
+    class TakeOffAttachment(Message):
+        """Backspace in the empty prompt: take the last attachment off the next message."""
+
     @dataclass
     class FilesListed(Message):
         """The background walk of the session's roots finished."""
@@ -179,6 +182,12 @@ class PromptInput(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def action_delete_left(self) -> None:
+        if not self.text:  # nothing to delete: the attachments above are next (chips do that)
+            self.post_message(self.TakeOffAttachment())
+            return
+        super().action_delete_left()
 
     # -- history and list navigation -----------------------------------------------------------
 
@@ -292,7 +301,7 @@ class PromptInput(TextArea):
         if context.kind == "command":
             commands = session.transcript.commands
             choices = command_choices(commands, context.query)
-            empty = "no matching command" if commands else "the agent offers no commands"
+            empty = "no matching command"
         else:
             if previous is None or previous.kind != "file" or previous.start != context.start:
                 self.session_files = None

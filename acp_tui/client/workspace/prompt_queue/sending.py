@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
-from acp_tui.client.session.prompt_blocks import build_prompt_blocks
+from acp_tui.client.session.prompt_blocks import build_prompt_blocks, context_block
 from acp_tui.client.tools.mentions import resolve_mentions
 from acp_tui.client.workspace.events import (
     DraftsReturned,
@@ -76,11 +76,13 @@ class PromptQueue:
     def submit(
         self, slot: SessionSlot, text: str, attachments: tuple[Path, ...] = ()
     ) -> QueuedPrompt | None:
-        """Send ``text`` now or as soon as it can go; None when there is nothing to send."""
+        """Send ``text`` now or as soon as it can go, with the ``!`` output waiting in the slot;
+        None when there is nothing to send."""
         if not text.strip():
             return None
         self._next_prompt += 1
-        prompt = QueuedPrompt(self._next_prompt, text, attachments)
+        prompt = QueuedPrompt(self._next_prompt, text, attachments, tuple(slot.context))
+        slot.context.clear()
         slot.queue.append(prompt)
         if slot.state in ("closed", "failed") and slot.agent.alive:
             self.reopen(slot)  # a (new) session for it, in the same slot
@@ -104,6 +106,7 @@ class PromptQueue:
         for prompt in slot.queue:
             if prompt.id == prompt_id:
                 slot.queue.remove(prompt)
+                slot.context[:0] = prompt.context  # waits for the next prompt instead
                 self.board.emit(QueueChanged(slot))
                 return prompt
         return None
@@ -113,6 +116,7 @@ class PromptQueue:
         if not slot.queue:
             return
         texts = tuple(prompt.text for prompt in slot.queue)
+        slot.context[:0] = [item for prompt in slot.queue for item in prompt.context]
         slot.queue.clear()
         self.board.emit(QueueChanged(slot))
         self.board.emit(DraftsReturned(slot, texts))
@@ -152,6 +156,8 @@ class PromptQueue:
                 embedded_context=client.capabilities.prompt_embedded_context,
                 image=client.capabilities.prompt_image,
             )
+            embedded = client.capabilities.prompt_embedded_context
+            blocks += [context_block(item, embedded_context=embedded) for item in prompt.context]
             if prompt.recorded_in != session.session_id:
                 agent.recorder.record_prompt(session.session_id, blocks)
                 prompt.recorded_in = session.session_id

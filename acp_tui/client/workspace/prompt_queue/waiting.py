@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from acp_tui.client.session.prompt_blocks import CommandOutput
 
 __all__ = ["QueuedPrompt", "SlotQueue"]
 
@@ -21,6 +25,8 @@ class QueuedPrompt:
     id: int
     text: str
     attachments: tuple[Path, ...] = ()
+    context: tuple[CommandOutput, ...] = ()
+    """The ``!`` commands' output that goes with it (taken from its slot when it was sent)."""
     recorded_in: str | None = None
     """The session whose local copy has it already (sent once, and queued again after a
     terminal login): it is not recorded twice."""

@@ -200,7 +200,7 @@ def test_the_echo_of_the_prompt_replaces_the_shown_message(transcript: Transcrip
     # A user chunk after the agent spoke is a new message, not an echo.
     transcript.apply(user("later", "u2"))
     assert texts(transcript) == [
-        ("user", "hi[a.py](file:///a.py)"),
+        ("user", "hi [a.py](file:///a.py)"),
         ("agent", "answer"),
         ("user", "later"),
     ]
@@ -209,6 +209,18 @@ def test_the_echo_of_the_prompt_replaces_the_shown_message(transcript: Transcrip
     assert echoed.message_id == "u1"
     assert len(echoed.blocks) == 2
     assert [c.kind for c in rec.take()] == ["updated", "updated", "appended", "appended"]
+
+
+def test_an_attachment_is_set_apart_from_the_text_before_it() -> None:
+    """Text chunks join as they come; a label (an attached resource) gets a space first."""
+    attached = EmbeddedResource(resource=TextResourceContents(uri="acp-tui://shell/1", text="x"))
+    prompt = [TextContent(text="what is this"), attached, TextContent(text=" and"), attached]
+    entry = MessageEntry.of("user", None, prompt)
+    assert entry.text == "what is this [acp-tui://shell/1] and [acp-tui://shell/1]"
+    alone = MessageEntry.of("user", None, [attached])
+    assert alone.text == "[acp-tui://shell/1]"
+    entry.set_blocks([TextContent(text="hi\n"), attached])
+    assert entry.text == "hi\n[acp-tui://shell/1]"
 
 
 def test_block_text_of_every_content_kind() -> None:
