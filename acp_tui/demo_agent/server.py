@@ -322,6 +322,8 @@ class DemoAgent:
             },
             "authMethods": [],
         }
+        if self.options.faulty("no-agent-info"):
+            del result["agentInfo"]
         if self.options.require_auth and self.options.auth_style != "error-data":
             result["authMethods"] = self.offered_auth_methods(1, self.client.terminal_auth)
         if self.options.require_auth:

@@ -7,7 +7,7 @@ instead of reading initialize results, so the v2 draft only needs another constr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from acp_tui.protocol.capabilities import (
@@ -184,6 +184,9 @@ class Capabilities:
     agent_name: str = "agent"
     agent_title: str | None = None
     agent_version: str | None = None
+    agent_info: bool = False
+    """Whether the agent said its name (``agentInfo``; v2 ``info`` is required); without it,
+    ``agent_name`` is "agent" until `named` gives the one the user knows it by."""
     can_list: bool = False
     can_load: bool = False
     can_resume: bool = False
@@ -212,6 +215,7 @@ class Capabilities:
             agent_name=info.name if info else "agent",
             agent_title=info.title if info else None,
             agent_version=info.version if info else None,
+            agent_info=info is not None,
             can_list=session.list is not None,
             can_load=caps.load_session,
             can_resume=session.resume is not None,
@@ -246,6 +250,7 @@ class Capabilities:
             agent_name=result.info.name,
             agent_title=result.info.title,
             agent_version=result.info.version,
+            agent_info=True,
             can_list=has_session,
             can_load=False,
             can_resume=has_session,
@@ -263,6 +268,14 @@ class Capabilities:
             mcp_sse=False,
             auth_methods=_v2_auth_methods(list(result.auth_methods)),
         )
+
+    def named(self, name: str) -> Capabilities:
+        """This view, called ``name`` when the agent did not say its own (no ``agentInfo``):
+        the name the user started it by (its config name, or its command's program), never
+        "agent", in every message that names it."""
+        if self.agent_info or not name:
+            return self
+        return replace(self, agent_name=name)
 
     @property
     def display_name(self) -> str:

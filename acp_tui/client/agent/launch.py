@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from acp_tui.client.agent.mcp import McpServerSpec, enabled_mcp_servers
+from acp_tui.client.agent.program_name import program_name
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings
@@ -49,6 +50,9 @@ class LaunchSpec:
     """The agent's name for the UI until it says its own."""
     title: str | None = None
     """The config's ``title`` for the agent: shown instead of the name the agent gives."""
+    config_name: str | None = None
+    """The agent's name in the config (``[agents.NAME]``); None for the demo agent and for a
+    ``-- COMMAND`` agent, which have no table to write to."""
     settings: Settings = field(default_factory=Settings, hash=False)
     """The settings in effect (theme, show_thoughts...), for the UI."""
     warnings: tuple[str, ...] = ()
@@ -145,7 +149,7 @@ def _resolve(
     if command is not None:
         if not command:
             raise LaunchError("no agent command given after '--'")
-        program = Path(command[0]).name or command[0]
+        program = program_name(command)
         return LaunchSpec(
             command=AgentCommand(argv=list(command), cwd=cwd, name=program),
             cwd=cwd,
@@ -195,6 +199,7 @@ def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | No
         protocol_version=protocol or config.protocol,
         display_name=config.title or name,
         title=config.title,
+        config_name=name,
     )
 
 

@@ -24,6 +24,7 @@ from acp_tui.client.workspace.events import (
     AgentChanged,
     SessionInfoChanged,
     SessionsChanged,
+    TurnChanged,
 )
 from acp_tui.client.workspace.gating import why_unavailable
 from acp_tui.client.workspace.opening import describe
@@ -44,13 +45,23 @@ log = logging.getLogger(__name__)
 
 GONE_NEXT = "Your next message starts a new session."
 
+TITLE_PAGES = 3
+"""How many pages of `session/list` a tab without a title looks through for its session."""
+
+Titled = Callable[["AgentRuntime", Any], None]
+"""Told each page of `session/list` an agent answered (raw or validated): the titles in it
+name the tabs the agent gave no title."""
+
 
 class LoggedInListing:
     """`session/list` through the Workspace: a login the agent asks for is run first."""
 
-    def __init__(self, authenticated: Authenticated, agent: AgentRuntime) -> None:
+    def __init__(
+        self, authenticated: Authenticated, agent: AgentRuntime, listed: Titled | None = None
+    ) -> None:
         self.authenticated = authenticated
         self.agent = agent
+        self.listed = listed
 
     async def list_sessions(
         self,
@@ -62,12 +73,15 @@ class LoggedInListing:
         client = self.agent.client
         if client is None:
             raise AgentError("the agent is not running")
-        return await self.authenticated(
+        page = await self.authenticated(
             self.agent,
             lambda: client.list_sessions(
                 cwd=cwd, cursor=cursor, additional_directories=additional_directories
             ),
         )
+        if self.listed is not None:
+            self.listed(self.agent, page.sessions)
+        return page
 
     async def list_sessions_raw(
         self,
@@ -79,12 +93,15 @@ class LoggedInListing:
         client = self.agent.client
         if client is None:
             raise AgentError("the agent is not running")
-        return await self.authenticated(
+        raw = await self.authenticated(
             self.agent,
             lambda: client.list_sessions_raw(
                 cwd=cwd, cursor=cursor, additional_directories=additional_directories
             ),
         )
+        if self.listed is not None and isinstance(raw, dict):
+            self.listed(self.agent, raw.get("sessions"))
+        return raw
 
 
 class ListedSessions:
@@ -102,7 +119,10 @@ class ListedSessions:
         self.reopen = reopen
         self._watched: dict[AgentRuntime, tuple[AgentClient, Callable[[], None]]] = {}
         """The connection of each agent whose session updates are followed."""
+        self._looking: set[int] = set()
+        """The slots whose title is being looked for in `session/list` (see `turn_changed`)."""
         board.on(AgentChanged, self.agent_changed)
+        board.on(TurnChanged, self.turn_changed)
 
     def agent_changed(self, event: AgentChanged) -> None:
         """Follow what a (re)connected agent says of its sessions' titles."""
@@ -127,8 +147,80 @@ class ListedSessions:
             self.board.emit(info)
 
     def listing(self, agent: AgentRuntime) -> LoggedInListing:
-        """`session/list` of ``agent`` for a lister, logging in first when the agent asks."""
-        return LoggedInListing(self.authenticated, agent)
+        """`session/list` of ``agent`` for a lister, logging in first when the agent asks;
+        the titles listed name the tabs the agent left untitled (`titles_listed`)."""
+        return LoggedInListing(self.authenticated, agent, self.titles_listed)
+
+    # -- titles from session/list --------------------------------------------------------
+
+    def turn_changed(self, event: TurnChanged) -> None:
+        """A turn ended in a tab whose session has no title: many agents never send
+        `session_info_update` but list their sessions titled (by the first prompt, or a
+        summary), so the tab looks for its title there (a few pages, once at a time)."""
+        slot = event.slot
+        session, agent = slot.session, slot.agent
+        caps = agent.capabilities
+        if session is None or session.title is not None or not slot.prompted:
+            return
+        if session.transcript.state != "idle" or caps is None or not caps.can_list:
+            return
+        if slot.id in self._looking:
+            return
+        self._looking.add(slot.id)
+        self.board.spawn(lambda: self._look_up_title(slot), f"title of slot {slot.id}")
+
+    async def _look_up_title(self, slot: SessionSlot) -> None:
+        """Page through `session/list` of the slot's cwd until its session is found."""
+        agent, session = slot.agent, slot.session
+        client = agent.client
+        try:
+            cursor: str | None = None
+            for _page in range(TITLE_PAGES):
+                if client is None or session is None or session.title is not None:
+                    return
+                page = await client.list_sessions(cwd=session.cwd, cursor=cursor)
+                self.titles_listed(agent, page.sessions)
+                if any(info.session_id == session.session_id for info in page.sessions):
+                    return
+                cursor = page.next_cursor
+                if not cursor:
+                    return
+        except (AgentError, RpcError) as exc:  # a title is not worth a login or an error
+            log.info("could not look up the title of %s: %s", slot.session_id, exc)
+        finally:
+            self._looking.discard(slot.id)
+
+    def titles_listed(self, agent: AgentRuntime, sessions: Any) -> None:
+        """Give the titles in a page of `session/list` (validated, or raw) to the tabs of
+        ``agent`` whose session the agent never titled: said like a `session_info_update`
+        (`SessionInfoChanged`), and kept in the local history's index."""
+        if not isinstance(sessions, list):
+            return
+        untitled = {
+            slot.session.session_id: slot.session
+            for slot in self.board.slots_of(agent)
+            if slot.session is not None and slot.session.title is None
+        }
+        if not untitled:
+            return
+        for item in sessions:
+            session_id: object
+            title: object
+            if isinstance(item, SessionInfo):
+                session_id, title = item.session_id, item.title
+            elif isinstance(item, dict):
+                session_id, title = item.get("sessionId"), item.get("title")
+            else:
+                continue
+            if not isinstance(title, str) or not title.strip():
+                continue
+            session = untitled.pop(session_id, None) if isinstance(session_id, str) else None
+            if session is None:
+                continue
+            session.transcript.apply(SessionInfoUpdate(title=title))
+            agent.recorder.note_title(session.session_id, title)
+            given = frozenset({"title"})
+            self.board.emit(SessionInfoChanged(agent, session.session_id, title, None, given))
 
     def open_ids(self, agent: AgentRuntime) -> set[str]:
         """The sessions of ``agent`` open in this client."""
