@@ -6,18 +6,21 @@ Each fault is a few lines around the ordinary method dispatch (see ``FAULT_HELP`
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
+from acp_tui.protocol.connection import incoming_request_id
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from acp_tui.demo_agent.options import AgentOptions
+    from acp_tui.demo_agent.stdio import Output
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +35,13 @@ SLOW_LIST_SECONDS = 1.0
 LATE_CHUNK_SECONDS = 0.2
 LATE_CHUNK_TEXT = "A late chunk, sent after the turn ended."
 AFTER_CLOSE_UPDATES = 100
+OPENING_METHODS = frozenset({"session/new", "session/load", "session/resume"})
+NOTICE_AFTER_OPEN: dict[str, Any] = {
+    "sessionUpdate": "notice",
+    "severity": "warning",
+    "title": "Quota nearly used",
+    "description": "Sent right after the session opened.",
+}
 
 
 class FaultyAgent(Protocol):
@@ -39,6 +49,7 @@ class FaultyAgent(Protocol):
 
     options: AgentOptions
     protocol_version: int
+    output: Output
 
     @property
     def task_group(self) -> TaskGroup: ...
@@ -75,11 +86,15 @@ class Faults:
         if self.faulty("slow-list") and method == "session/list":
             await anyio.sleep(SLOW_LIST_SECONDS)
 
-    def after(self, method: str, params: Any) -> None:
+    def after(self, method: str, params: Any, result: Any = None) -> None:
         """``method`` was served (its answer is about to be written): what follows it."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if session_id is None and isinstance(result, dict):
+            session_id = result.get("sessionId")  # session/new: the id is in the answer
         if not isinstance(session_id, str):
             return
+        if self.faulty("notice-after-open") and method in OPENING_METHODS:
+            self._notice_after_answer(session_id)
         v1 = self.agent.protocol_version == 1
         if self.faulty("late-chunk") and method == "session/prompt" and v1:
             self.agent.task_group.start_soon(self._late_chunk, session_id, None)
@@ -102,6 +117,18 @@ class Faults:
         if not self.faulty("dated-ids"):
             return fresh
         return f"{time.strftime('%Y-%m-%d-%H%M')}-{fresh}"
+
+    def _notice_after_answer(self, session_id: str) -> None:
+        """A notice written right behind the answer to this request, before anything else."""
+        request_id = json.dumps(incoming_request_id.get(), separators=(",", ":"))
+        written = self.agent.output.after(f'"id":{request_id},"result"'.encode())
+
+        async def send() -> None:
+            with anyio.move_on_after(5):
+                await written.wait()
+            await self.agent.send_update(session_id, NOTICE_AFTER_OPEN, record=False)
+
+        self.agent.task_group.start_soon(send)
 
     async def _late_chunk(self, session_id: str, message_id: str | None) -> None:
         await anyio.sleep(LATE_CHUNK_SECONDS)

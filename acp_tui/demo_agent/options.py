@@ -38,6 +38,8 @@ FAULT_HELP: dict[str, str] = {
     "a short prefix does not tell them apart",
     "updates-after-close": "after answering session/close, 100 agent_message_chunks for the "
     "closed session",
+    "notice-after-open": "a notice update right behind the answer to session/new, "
+    "session/load and session/resume, before the client can have shown the session",
     "no-agent-info": "initialize answers without agentInfo (v1; v2 requires info), as some "
     "agents do: the client must name the agent itself",
 }

@@ -173,7 +173,7 @@ class DemoAgent:
                 self._busy -= 1
                 if self._busy == 0:
                     self._idle.set()
-        self.faults.after(method, params)
+        self.faults.after(method, params, result)
         return result
 
     async def drain(self, grace: float = 1.0) -> None:

@@ -230,16 +230,9 @@ class Opening:
         self.board.emit(SessionShown(slot))  # the prompt queue drains on it
 
     def _transcript_changed(self, slot: SessionSlot, change: Change) -> None:
-        """The turn's state, and the agent's notices, from the session shown."""
+        """The turn's state of the session shown (its notices are `Notices`' own)."""
         if change.kind == "state":
             self.board.emit(TurnChanged(slot))
-        elif change.kind == "meta" and change.what == "notice" and slot.session is not None:
-            notice = slot.session.transcript.last_notice
-            if notice is not None:  # the agent's notice: in passing, never kept
-                text = (
-                    f"{notice.title}\n{notice.description}" if notice.description else notice.title
-                )
-                self.board.emit(Notice(text, notice.level, slot))
 
     async def _close_quietly(self, client: AgentClient, session: LiveSession) -> None:
         if client.capabilities.can_close:

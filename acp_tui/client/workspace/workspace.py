@@ -16,7 +16,9 @@ what they share is its `Board`. Everything else is done by its parts, by name:
 * ``ws.sessions``: what a session browser does to the listed sessions, gated with the reason
   (`acp_tui.client.workspace.listed_sessions`);
 * ``ws.questions``: the agent's questions for the user, one at a time
-  (`acp_tui.client.workspace.questions`).
+  (`acp_tui.client.workspace.questions`);
+* ``ws.notices``: the agents' notices, said in their session's tab, also those that come
+  before the tab shows it (`acp_tui.client.workspace.notices`).
 
 Every operation runs in the Workspace's task group and reports through events; none raises
 into the UI. Errors become notices in the slot's transcript (they stay) and a Notice event.
@@ -44,6 +46,7 @@ from acp_tui.client.workspace.events import Notice, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless, Interaction
 from acp_tui.client.workspace.listed_sessions import ListedSessions
 from acp_tui.client.workspace.login import Login
+from acp_tui.client.workspace.notices import Notices
 from acp_tui.client.workspace.opening import Opening
 from acp_tui.client.workspace.prompt_queue.sending import PromptQueue
 from acp_tui.client.workspace.questions import Questions
@@ -105,6 +108,7 @@ class Workspace:
         """The slots, the current one and the event stream, shared by the parts."""
         self.login = Login(self.board, self.interaction)
         self.questions = Questions(self.board, self.interaction)
+        self.notices = Notices(self.board)
         self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
         self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.open)
