@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from acp_tui.demo_agent.options import AgentOptions
     from acp_tui.demo_agent.stdio import Output
+    from acp_tui.demo_agent.store import SessionStore
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ class FaultyAgent(Protocol):
     options: AgentOptions
     protocol_version: int
     output: Output
+    store: SessionStore
 
     @property
     def task_group(self) -> TaskGroup: ...
@@ -100,6 +102,19 @@ class Faults:
             self.agent.task_group.start_soon(self._late_chunk, session_id, None)
         elif self.faulty("updates-after-close") and method == "session/close":
             self.agent.task_group.start_soon(self._updates_after_close, session_id)
+        if self.faulty("close-deletes") and method == "session/close":
+            self.agent.store.delete(session_id)  # pydantic-acp: closing forgets the session
+
+    def replay(self, session_id: str, *, active: bool) -> dict[str, Any] | None:
+        """A load (v2: resume with ``replayFrom``) about to replay ``session_id``: refused, or
+        answered with nothing (``{}``, no replay, the session not opened); None goes on."""
+        if self.faulty("load-refuses-active") and active:
+            raise RpcError(ErrorCode.INVALID_REQUEST, f"Session {session_id} is already active")
+        if self.faulty("load-empty"):
+            return {}
+        if self.faulty("close-deletes") and self.agent.store.get(session_id) is None:
+            return {}  # pydantic-acp: a session it does not know loads as nothing
+        return None
 
     def sent(self, session_id: str, update: dict[str, Any]) -> None:
         """``update`` was sent: in v2 a turn ends with ``state_update idle``, not an answer."""

@@ -38,6 +38,12 @@ FAULT_HELP: dict[str, str] = {
     "a short prefix does not tell them apart",
     "updates-after-close": "after answering session/close, 100 agent_message_chunks for the "
     "closed session",
+    "load-refuses-active": "session/load (v2: session/resume with replayFrom) of a session "
+    "active in this process answers -32600, as agentao does",
+    "load-empty": "session/load (v2: session/resume with replayFrom) answers {} and replays "
+    "nothing, as pydantic-acp does for a session it does not know",
+    "close-deletes": "session/close deletes the session, and a load of a session it does not "
+    "know answers {} with nothing replayed, as pydantic-acp does",
     "notice-after-open": "a notice update right behind the answer to session/new, "
     "session/load and session/resume, before the client can have shown the session",
     "no-agent-info": "initialize answers without agentInfo (v1; v2 requires info), as some "

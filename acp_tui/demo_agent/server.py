@@ -429,6 +429,10 @@ class DemoAgent:
     async def reattach(self, params: P.Params, *, replay: bool) -> Any:
         """Load (``replay``) or resume a stored session: its setup result."""
         session_id = P.session_id(params)
+        if replay:
+            instead = self.faults.replay(session_id, active=session_id in self.live)
+            if instead is not None:
+                return instead
         cwd, dirs = self._where(params)
         record = self._stored(session_id)
         if record.cwd != cwd or (

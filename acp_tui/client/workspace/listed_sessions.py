@@ -11,14 +11,13 @@ next message opens a new session there.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.history.session_list import display_title
-from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.workspace.events import (
     ActionProgress,
     AgentChanged,
@@ -28,7 +27,7 @@ from acp_tui.client.workspace.events import (
 )
 from acp_tui.client.workspace.gating import why_unavailable
 from acp_tui.client.workspace.opening import describe
-from acp_tui.client.workspace.slots import OpenExisting, OpenNew, SessionSlot
+from acp_tui.client.workspace.slots import OpenNew, SessionSlot
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
 from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
@@ -108,15 +107,18 @@ class ListedSessions:
     """What the session browser and `acp-tui sessions` do to sessions (``ws.sessions``).
 
     It receives the ``board``, ``authenticated`` (the agent may ask for a login first) and
-    ``reopen`` (`Opening.open`: a reloaded session opens again in its slot).
+    ``reload`` (`Opening.reload`: the agent replays a tab's session in place).
     """
 
     def __init__(
-        self, board: Board, authenticated: Authenticated, reopen: Callable[[SessionSlot], None]
+        self,
+        board: Board,
+        authenticated: Authenticated,
+        reload: Callable[[SessionSlot], Awaitable[bool]],
     ) -> None:
         self.board = board
         self.authenticated = authenticated
-        self.reopen = reopen
+        self._reload = reload
         self._watched: dict[AgentRuntime, tuple[AgentClient, Callable[[], None]]] = {}
         """The connection of each agent whose session updates are followed."""
         self._looking: set[int] = set()
@@ -284,34 +286,10 @@ class ListedSessions:
         self.board.emit(ActionProgress(agent, f"Closed {label}"))
         return True
 
-    async def reload(self, slot: SessionSlot) -> None:
-        """Open a slot's session again with the agent's replay: closed first (`session/close`
-        where advertised, else only here), then restored into the same slot."""
-        agent, session = slot.agent, slot.session
-        client = agent.client
-        if session is None or client is None:
-            return
-        info = SessionInfo(
-            session_id=session.session_id,
-            cwd=str(slot.cwd),
-            additional_directories=[str(d) for d in slot.additional_directories],
-            title=slot.title,
-        )
-        caps = client.capabilities
-        try:
-            if caps.can_close:
-                await client.close_session(session.session_id)
-            else:
-                await client.let_go(session.session_id)
-        except (AgentError, RpcError) as exc:
-            self.board.emit(
-                ActionProgress(agent, f"Could not close it first: {describe(exc)}", "error")
-            )
-            return
-        slot.placeholder = Transcript(session.session_id)
-        slot.session = None
-        slot.intent = OpenExisting(info, replay=True)
-        self.reopen(slot)
+    async def reload(self, slot: SessionSlot) -> bool:
+        """Have the agent replay a tab's session there (`Opening.reload`); True when it did,
+        else the tab keeps its session and says why."""
+        return await self._reload(slot)
 
     async def delete_listed(
         self, agent: AgentRuntime, infos: list[SessionInfo]

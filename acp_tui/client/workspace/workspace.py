@@ -111,7 +111,7 @@ class Workspace:
         self.notices = Notices(self.board)
         self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
-        self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.open)
+        self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.reload)
         self.hooks = Hooks(
             agent_changed=self.board.agent_changed,
             agent_up=self.agent_up,
