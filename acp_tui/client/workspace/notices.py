@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from acp_tui.client.session.transcript import AgentNotice, Transcript
+from acp_tui.client.session.entries import AgentNotice
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.workspace.events import AgentChanged, Notice, SessionShown
 from acp_tui.protocol.updates import SessionUpdate
 
