@@ -73,6 +73,8 @@ class AgentOptions:
     auth_on: frozenset[str] | None = None
     """The methods that answer -32000 until logged in (None: every session method)."""
     auth_style: str = "standard"
+    auth_env: str | None = None
+    """With ``require_auth``: the variable an ``env_var`` login method sets (``--auth-env``)."""
     faults: frozenset[str] = frozenset()
     """The ``--fault`` switches given (several may be)."""
     delay_ms: int = 0

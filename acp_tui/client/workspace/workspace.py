@@ -117,6 +117,7 @@ class Workspace:
             agent_up=self.agent_up,
             agent_down=self.agent_down,
             terminal_login=self.login.terminal_login,
+            env_login=self.login.env_login,
             permission_handler=self.questions.permission_handler,
             elicitation_handler=self.questions.elicitation_handler,
             terminal_policy=self.questions.terminal_policy,

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from acp_tui.client.agent.launch import LaunchSpec
-from acp_tui.client.session.transcript import NoticeEntry
+from acp_tui.client.session.entries import NoticeEntry
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
 from acp_tui.client.workspace.events import Notice
 from acp_tui.client.workspace.slots import SessionSlot
