@@ -6,6 +6,7 @@ Each fault is a few lines around the ordinary method dispatch (see ``FAULT_HELP`
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -14,12 +15,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 from anyio.abc import ByteSendStream
 
+from acp_tui.protocol.connection import incoming_request_id
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from acp_tui.demo_agent.options import AgentOptions
+    from acp_tui.demo_agent.stdio import Output
+    from acp_tui.demo_agent.store import SessionStore
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +39,13 @@ SLOW_LIST_SECONDS = 1.0
 LATE_CHUNK_SECONDS = 0.2
 LATE_CHUNK_TEXT = "A late chunk, sent after the turn ended."
 AFTER_CLOSE_UPDATES = 100
+OPENING_METHODS = frozenset({"session/new", "session/load", "session/resume"})
+NOTICE_AFTER_OPEN: dict[str, Any] = {
+    "sessionUpdate": "notice",
+    "severity": "warning",
+    "title": "Quota nearly used",
+    "description": "Sent right after the session opened.",
+}
 
 
 class FaultyAgent(Protocol):
@@ -42,6 +53,8 @@ class FaultyAgent(Protocol):
 
     options: AgentOptions
     protocol_version: int
+    output: Output
+    store: SessionStore
 
     @property
     def task_group(self) -> TaskGroup: ...
@@ -84,16 +97,33 @@ class Faults:
             log.warning("fault hang-session/hang-list: not answering %s", method)
             await anyio.sleep_forever()  # until the client cancels the request (-32800)
 
-    def after(self, method: str, params: Any) -> None:
+    def after(self, method: str, params: Any, result: Any = None) -> None:
         """``method`` was served (its answer is about to be written): what follows it."""
         session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if session_id is None and isinstance(result, dict):
+            session_id = result.get("sessionId")  # session/new: the id is in the answer
         if not isinstance(session_id, str):
             return
+        if self.faulty("notice-after-open") and method in OPENING_METHODS:
+            self._notice_after_answer(session_id)
         v1 = self.agent.protocol_version == 1
         if self.faulty("late-chunk") and method == "session/prompt" and v1:
             self.agent.task_group.start_soon(self._late_chunk, session_id, None)
         elif self.faulty("updates-after-close") and method == "session/close":
             self.agent.task_group.start_soon(self._updates_after_close, session_id)
+        if self.faulty("close-deletes") and method == "session/close":
+            self.agent.store.delete(session_id)  # pydantic-acp: closing forgets the session
+
+    def replay(self, session_id: str, *, active: bool) -> dict[str, Any] | None:
+        """A load (v2: resume with ``replayFrom``) about to replay ``session_id``: refused, or
+        answered with nothing (``{}``, no replay, the session not opened); None goes on."""
+        if self.faulty("load-refuses-active") and active:
+            raise RpcError(ErrorCode.INVALID_REQUEST, f"Session {session_id} is already active")
+        if self.faulty("load-empty"):
+            return {}
+        if self.faulty("close-deletes") and self.agent.store.get(session_id) is None:
+            return {}  # pydantic-acp: a session it does not know loads as nothing
+        return None
 
     def sent(self, session_id: str, update: dict[str, Any]) -> None:
         """``update`` was sent: in v2 a turn ends with ``state_update idle``, not an answer."""
@@ -111,6 +141,18 @@ class Faults:
         if not self.faulty("dated-ids"):
             return fresh
         return f"{time.strftime('%Y-%m-%d-%H%M')}-{fresh}"
+
+    def _notice_after_answer(self, session_id: str) -> None:
+        """A notice written right behind the answer to this request, before anything else."""
+        request_id = json.dumps(incoming_request_id.get(), separators=(",", ":"))
+        written = self.agent.output.after(f'"id":{request_id},"result"'.encode())
+
+        async def send() -> None:
+            with anyio.move_on_after(5):
+                await written.wait()
+            await self.agent.send_update(session_id, NOTICE_AFTER_OPEN, record=False)
+
+        self.agent.task_group.start_soon(send)
 
     async def _late_chunk(self, session_id: str, message_id: str | None) -> None:
         await anyio.sleep(LATE_CHUNK_SECONDS)

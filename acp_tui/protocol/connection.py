@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -238,6 +238,11 @@ class Connection:
             return None
         pending = self._pending.get(id_key(request_id))
         return pending.method if pending is not None and not pending.done.is_set() else None
+
+    def awaiting(self, methods: Collection[str]) -> bool:
+        """Whether a request of ours of one of ``methods`` still waits for its answer: what
+        the peer sends meanwhile is part of it (a replay), what it sends afterwards is not."""
+        return any(p.method in methods and not p.done.is_set() for p in self._pending.values())
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification; raises ConnectionClosed when the peer is gone."""

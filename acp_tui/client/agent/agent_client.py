@@ -221,7 +221,8 @@ class AgentClient(SessionCalls):
             log.info("offered ACP protocol %s, going on with %s", offered, version)
         self.dialect = self.inbox.dialect = dialect
         self.initialize_result = result
-        self.capabilities = capabilities
+        # An agent that sends no agentInfo is called what the user started it by.
+        self.capabilities = capabilities.named(self.launch.display_name or self.launch.command.name)
         return self.capabilities
 
     def subscribe(self, listener: UpdateListener, *, first: bool = False) -> Callable[[], None]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from acp_tui.client.agent.mcp import McpServerSpec, enabled_mcp_servers
+from acp_tui.client.agent.program_name import program_name
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings
@@ -49,6 +50,10 @@ class LaunchSpec:
     """The agent's name for the UI until it says its own."""
     title: str | None = None
     """The config's ``title`` for the agent: shown instead of the name the agent gives."""
+    config_name: str | None = None
+    """The agent's name in the config (``[agents.NAME]``); None for the demo agent and for a
+    ``-- COMMAND`` agent, which have no table: a reloaded config applies that table to it, and
+    a login's value can be saved in it."""
     settings: Settings = field(default_factory=Settings, hash=False)
     """The settings in effect (theme, show_thoughts...), for the UI."""
     warnings: tuple[str, ...] = ()
@@ -63,9 +68,6 @@ class LaunchSpec:
     """Where to write every agent's JSON-RPC traffic as JSON lines (``--wire-log``)."""
     mcp_servers: tuple[McpServerSpec, ...] = ()
     """The MCP servers given to this agent's sessions (those it can take)."""
-    agent_name: str | None = None
-    """The ``[agents.NAME]`` table it was started from (None: the demo agent or a
-    ``-- COMMAND``): a reloaded config applies that table to it."""
 
 
 def demo_agent_command(paths: Paths, protocol: int = 1) -> AgentCommand:
@@ -151,7 +153,7 @@ def _resolve(
     if command is not None:
         if not command:
             raise LaunchError("no agent command given after '--'")
-        program = Path(command[0]).name or command[0]
+        program = program_name(command)
         return LaunchSpec(
             command=AgentCommand(argv=list(command), cwd=cwd, name=program),
             cwd=cwd,
@@ -201,7 +203,7 @@ def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | No
         protocol_version=protocol or config.protocol,
         display_name=config.title or name,
         title=config.title,
-        agent_name=name,
+        config_name=name,
     )
 
 

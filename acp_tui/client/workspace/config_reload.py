@@ -135,7 +135,7 @@ def reconfigured(
     Only an agent started from a ``[agents.NAME]`` table follows its table; the demo agent and
     a ``-- COMMAND`` agent take the settings and the MCP servers given to every agent.
     """
-    name = launch.agent_name
+    name = launch.config_name
     now = replace(launch, settings=new, mcp_servers=enabled_mcp_servers(new, name))
     before = old.agents.get(name) if name is not None else None
     after = new.agents.get(name) if name is not None else None

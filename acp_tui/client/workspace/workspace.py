@@ -17,6 +17,8 @@ what they share is its `Board`. Everything else is done by its parts, by name:
   (`acp_tui.client.workspace.listed_sessions`);
 * ``ws.questions``: the agent's questions for the user, one at a time
   (`acp_tui.client.workspace.questions`);
+* ``ws.notices``: the agents' notices, said in their session's tab, also those that come
+  before the tab shows it (`acp_tui.client.workspace.notices`);
 * ``ws.shell``, the user's ``!`` commands; ``ws.config``, the settings read again on demand.
 
 Every operation runs in the Workspace's task group and reports through events; none raises
@@ -27,7 +29,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -46,9 +47,11 @@ from acp_tui.client.workspace.events import Notice, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless, Interaction
 from acp_tui.client.workspace.listed_sessions import ListedSessions
 from acp_tui.client.workspace.login import Login
+from acp_tui.client.workspace.notices import Notices
 from acp_tui.client.workspace.opening import Opening
 from acp_tui.client.workspace.prompt_queue.sending import PromptQueue
 from acp_tui.client.workspace.questions import Questions
+from acp_tui.client.workspace.roots_offer import RootsOffer
 from acp_tui.client.workspace.shell import ShellCommands
 from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.config.paths import Paths, get_paths
@@ -66,20 +69,6 @@ STOP_WITHIN = 15.0
 """How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
 
 NOTHING_TO_CONTINUE = "No earlier session in this folder to continue: this one is new."
-
-
-@dataclass(frozen=True, slots=True)
-class RootsOffer:
-    """A new session, ready to be opened once its extra roots are chosen: its agent (running),
-    its cwd, the roots proposed, those used recently in the cwd, and whether the agent takes
-    extra roots at all (``supported``; ``reason`` says why not)."""
-
-    agent: AgentRuntime
-    cwd: Path
-    roots: tuple[Path, ...]
-    recent: list[Path]
-    supported: bool
-    reason: str | None
 
 
 class Workspace:
@@ -108,9 +97,10 @@ class Workspace:
         """The slots, the current one and the event stream, shared by the parts."""
         self.login = Login(self.board, self.interaction)
         self.questions = Questions(self.board, self.interaction)
+        self.notices = Notices(self.board)
         self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
-        self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.open)
+        self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.reload)
         self.shell = ShellCommands(self.board, self.questions.terminal_policy)
         self.config = ConfigReload(self.paths.config_file, lambda: list(self.agents.values()))
         self.hooks = Hooks(
@@ -118,6 +108,7 @@ class Workspace:
             agent_up=self.agent_up,
             agent_down=self.agent_down,
             terminal_login=self.login.terminal_login,
+            env_login=self.login.env_login,
             permission_handler=self.questions.permission_handler,
             elicitation_handler=self.questions.elicitation_handler,
             terminal_policy=self.questions.terminal_policy,

@@ -150,7 +150,7 @@ class SessionBrowser(Vertical):
         agent = self.agent
         caps = agent.capabilities if agent is not None else None
         self.connection = self.current_connection()
-        self.agent_name = caps.display_name if caps is not None else None
+        self.agent_name = agent.display_name if agent is not None and caps is not None else None
         if caps is None or self.workspace is None or agent is None:
             self.lister.restart()
             self.lister.waiting = True

@@ -181,4 +181,4 @@ def test_the_spec_carries_the_settings_that_decide_what_the_agent_may_do(
     settings = Settings(agents={"alpha": ALPHA}, terminal="deny")
     spec = launch(acp_home, tmp_path, settings=settings, agent_name=agent_name, command=command)
     assert spec.settings is settings
-    assert spec.agent_name == ("alpha" if agent_name == "alpha" else None)
+    assert spec.config_name == ("alpha" if agent_name == "alpha" else None)
