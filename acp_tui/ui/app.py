@@ -23,11 +23,11 @@ from textual.worker import Worker
 
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
+from acp_tui.ui.app_state import AppState
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.messages import CommandTyped, workspace_message
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
-from acp_tui.ui.toasts import PlainToasts
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
@@ -42,7 +42,7 @@ STOP_WITHIN = 15.0
 """How long quitting waits for every agent to be gone."""
 
 
-class AcpApp(PlainToasts):
+class AcpApp(AppState):
     """acp-tui: chat with ACP agents."""
 
     TITLE = "acp-tui"

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from acp_tui.client.session.transcript import Transcript
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.app_state import AppState
 
 __all__ = ["choose_option", "matching", "option_for"]
 
@@ -52,7 +52,7 @@ def matching(choices: tuple[tuple[str, str], ...], wanted: str) -> list[tuple[st
 
 
 def choose_option(
-    app: AcpApp, ws: Workspace, slot: SessionSlot, category: str, argument: str
+    app: AppState, ws: Workspace, slot: SessionSlot, category: str, argument: str
 ) -> None:
     """``/model [NAME]`` or ``/mode [NAME]`` in ``slot``'s tab (see the module docstring)."""
     transcript = slot.transcript
@@ -83,7 +83,7 @@ def choose_option(
     )
 
 
-def open_picker(app: AcpApp, slot: SessionSlot, key: str) -> None:
+def open_picker(app: AppState, slot: SessionSlot, key: str) -> None:
     """Focus the tab's picker and open its list."""
     pane = app.chat_screen.pane_of(slot)
     bar = pane.session_options if pane is not None else None

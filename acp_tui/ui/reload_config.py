@@ -17,13 +17,13 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.config.settings import Settings
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.app_state import AppState
 
 __all__ = ["reload_config"]
 
 
 def reload_config(
-    app: AcpApp, ws: Workspace, slot: SessionSlot | None = None, *, asked: bool = False
+    app: AppState, ws: Workspace, slot: SessionSlot | None = None, *, asked: bool = False
 ) -> ReloadReport:
     """Read the config file again and apply it; ``asked`` (``/reload``): the report goes to
     ``slot``'s transcript even when nothing changed."""
@@ -41,7 +41,7 @@ def reload_config(
     return report
 
 
-def apply_to_screen(app: AcpApp, before: Settings, after: Settings) -> None:
+def apply_to_screen(app: AppState, before: Settings, after: Settings) -> None:
     """What the screen shows by the settings: the theme, and the thoughts (a changed
     ``show_thoughts`` applies to every tab; Ctrl+T still toggles them)."""
     launch = replace(app.launch, settings=after)

@@ -19,7 +19,7 @@ from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, sanitize
 if TYPE_CHECKING:
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.app_state import AppState
 
 __all__ = [
     "app_commands",
@@ -115,7 +115,7 @@ def close_tab(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     app.run_worker(ws.close_slot(slot), group="close-tab")
 
 
-def restart_agent(app: AcpApp, ws: Workspace, slot: SessionSlot) -> None:
+def restart_agent(app: AppState, ws: Workspace, slot: SessionSlot) -> None:
     """Read the config again, then restart the tab's agent with it, also while it runs or
     hangs; asks first when a turn would be cut short (the restart stops it: the agent's
     process is replaced)."""
@@ -183,7 +183,7 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
     app.push_screen(ExportDialog(default, cwd=cwd, own_folder=exports), callback=save)
 
 
-def new_session_with_roots(app: AcpApp, ws: Workspace | None, slot: SessionSlot | None) -> None:
+def new_session_with_roots(app: AppState, ws: Workspace | None, slot: SessionSlot | None) -> None:
     """Ctrl+N: read the config again, choose the agent (when several could take it) and the
     extra roots, then open a new session in a new tab."""
     if ws is None or slot is None:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.protocol.updates import AvailableCommand
-    from acp_tui.ui.app import AcpApp
+    from acp_tui.ui.app_state import AppState
     from acp_tui.ui.widgets.chat_pane import ChatPane
 
 __all__ = ["help_text", "run_typed"]
@@ -34,7 +34,7 @@ __all__ = ["help_text", "run_typed"]
 STARTING = "The agent is still starting: {what} once the session is open."
 
 
-def run_typed(app: AcpApp, pane: ChatPane, parsed: Parsed, text: str) -> None:
+def run_typed(app: AppState, pane: ChatPane, parsed: Parsed, text: str) -> None:
     """Run what the user typed in ``pane`` (see the module docstring)."""
     if parsed.kind == "unknown":
         app.notify(
@@ -58,7 +58,7 @@ def run_typed(app: AcpApp, pane: ChatPane, parsed: Parsed, text: str) -> None:
     WITH_SESSION[parsed.name](app, ws, slot, parsed.argument)
 
 
-def run_shell(app: AcpApp, pane: ChatPane, command: str, text: str) -> None:
+def run_shell(app: AppState, pane: ChatPane, command: str, text: str) -> None:
     ws, slot = app.workspace, pane.slot
     if ws is None or slot is None:
         app.notify(STARTING.format(what="! commands run"), severity="warning")
@@ -70,14 +70,14 @@ def run_shell(app: AcpApp, pane: ChatPane, command: str, text: str) -> None:
 # -- commands that need no session ---------------------------------------------------------------
 
 
-def quit_app(app: AcpApp, pane: ChatPane, argument: str) -> None:
+def quit_app(app: AppState, pane: ChatPane, argument: str) -> None:
     """What Ctrl+Q does, whatever action it is bound to."""
     keys = (b for b in app.BINDINGS if isinstance(b, Binding) and "ctrl+q" in b.key.split(","))
     action = next((b.action for b in keys), "quit")
     app.call_later(app.run_action, action)
 
 
-def theme(app: AcpApp, pane: ChatPane, argument: str) -> None:
+def theme(app: AppState, pane: ChatPane, argument: str) -> None:
     if not argument:
         app.action_change_theme()
     elif argument in app.available_themes:
@@ -90,7 +90,7 @@ def theme(app: AcpApp, pane: ChatPane, argument: str) -> None:
         )
 
 
-def show_help(app: AcpApp, pane: ChatPane, argument: str) -> None:
+def show_help(app: AppState, pane: ChatPane, argument: str) -> None:
     slot = pane.slot
     if slot is None:
         app.notify(help_text([]), title="Commands", timeout=30, markup=False)
@@ -98,7 +98,7 @@ def show_help(app: AcpApp, pane: ChatPane, argument: str) -> None:
         slot.transcript.add_notice(help_text(slot.transcript.commands), hint=True)
 
 
-def resume(app: AcpApp, pane: ChatPane, argument: str) -> None:
+def resume(app: AppState, pane: ChatPane, argument: str) -> None:
     browser = app.chat_screen.browser
     if browser is None:
         app.notify("The session browser is still loading.", severity="warning")
@@ -108,9 +108,18 @@ def resume(app: AcpApp, pane: ChatPane, argument: str) -> None:
     browser.rows.focus()
 
 
-WITHOUT_SESSION: dict[str, Callable[[AcpApp, ChatPane, str], None]] = {
-    "new": lambda app, pane, argument: app.action_new_session_with_roots(),
-    "export": lambda app, pane, argument: app.action_export_transcript(),
+def run_action(action: str) -> Callable[[AppState, ChatPane, str], None]:
+    """The command that runs the app's ``action`` (that of its key)."""
+
+    def run(app: AppState, pane: ChatPane, argument: str) -> None:
+        app.call_later(app.run_action, action)
+
+    return run
+
+
+WITHOUT_SESSION: dict[str, Callable[[AppState, ChatPane, str], None]] = {
+    "new": run_action("new_session_with_roots"),
+    "export": run_action("export_transcript"),
     "quit": quit_app,
     "theme": theme,
     "help": show_help,
@@ -121,12 +130,12 @@ WITHOUT_SESSION: dict[str, Callable[[AcpApp, ChatPane, str], None]] = {
 # -- commands on the tab's session ---------------------------------------------------------------
 
 
-def clear(app: AcpApp, ws: Workspace, slot: SessionSlot, argument: str) -> None:
+def clear(app: AppState, ws: Workspace, slot: SessionSlot, argument: str) -> None:
     """A new session of the same agent, folder and roots, in a new tab (this one stays)."""
     ws.open_new(slot.agent, slot.cwd, slot.additional_directories)
 
 
-def fork(app: AcpApp, ws: Workspace, slot: SessionSlot, argument: str) -> None:
+def fork(app: AppState, ws: Workspace, slot: SessionSlot, argument: str) -> None:
     from acp_tui.protocol.methods import SessionInfo
 
     session = slot.session
@@ -146,14 +155,14 @@ def fork(app: AcpApp, ws: Workspace, slot: SessionSlot, argument: str) -> None:
     ws.fork(slot.agent, info)
 
 
-def reload(app: AcpApp, ws: Workspace, slot: SessionSlot, argument: str) -> None:
+def reload(app: AppState, ws: Workspace, slot: SessionSlot, argument: str) -> None:
     from acp_tui.ui.reload_config import reload_config
 
     reload_config(app, ws, slot, asked=True)
 
 
-def choose(category: str) -> Callable[[AcpApp, Workspace, SessionSlot, str], None]:
-    def run(app: AcpApp, ws: Workspace, slot: SessionSlot, argument: str) -> None:
+def choose(category: str) -> Callable[[AppState, Workspace, SessionSlot, str], None]:
+    def run(app: AppState, ws: Workspace, slot: SessionSlot, argument: str) -> None:
         from acp_tui.ui.option_commands import choose_option
 
         choose_option(app, ws, slot, category, argument)
@@ -161,7 +170,7 @@ def choose(category: str) -> Callable[[AcpApp, Workspace, SessionSlot, str], Non
     return run
 
 
-WITH_SESSION: dict[str, Callable[[AcpApp, Workspace, SessionSlot, str], None]] = {
+WITH_SESSION: dict[str, Callable[[AppState, Workspace, SessionSlot, str], None]] = {
     "clear": clear,
     "fork": fork,
     "reload": reload,

@@ -187,6 +187,6 @@ def test_a_removed_table_and_a_command_agent_keep_their_command_and_take_the_res
         paths=Paths.under(Path("/h")),
         protocol=None,
     )
-    assert command.agent_name is None
+    assert command.config_name is None
     now, later = reconfigured(command, new, old)
     assert (now.mcp_servers, later) == ((), None)
