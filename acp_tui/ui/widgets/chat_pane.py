@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from acp_tui.ui.messages import CommandTyped, OptionChosen
@@ -91,30 +92,37 @@ class ChatPane(Vertical):
         yield Static(Content(self.status_text()), id="status")
         core = self.core
         if core is None:
+            # The first frame: what it does not show (the views, and the find and context bars,
+            # hidden until used) comes in `views_arrived`.
             yield StandIn("transcript")
             yield StandIn("options")
+            yield StandIn("find")
         else:
-            yield self._new_transcript_view(core)
-            yield core.session_options(id="session-options")
-        yield FindBar(id="find")
+            yield self._new_view("transcript", core)
+            yield self._new_view("options", core)
+            yield self._new_view("find", core)
         yield QueueView(id="queue")
-        yield ContextBar(id="context")
+        yield StandIn("context") if core is None else self._new_view("context", core)
         yield PromptInput(history=self.history, id="prompt")
 
-    def _new_transcript_view(self, core: Core) -> TranscriptView:
-        view = core.transcript_view(id="transcript")
-        view.show_thoughts = self.launch.settings.show_thoughts
-        return view
+    def _new_view(self, kind: str, core: Core) -> Widget:
+        """The widget that a stand-in of ``kind`` holds the place of."""
+        if kind == "transcript":
+            view = core.transcript_view(id="transcript")
+            view.show_thoughts = self.launch.settings.show_thoughts
+            return view
+        if kind == "options":
+            return core.session_options(id="session-options")
+        if kind == "find":
+            return FindBar(id="find")
+        return ContextBar(id="context")
 
     async def views_arrived(self, core: Core) -> None:
         """Replace the stand-ins by the views (the first pane, once the core is loaded)."""
         self.core = core
         with self.app.batch_update():
             for stand_in in list(self.query(StandIn)):
-                if stand_in.kind == "transcript":
-                    await replace_stand_in(stand_in, self._new_transcript_view(core))
-                else:
-                    await replace_stand_in(stand_in, core.session_options(id="session-options"))
+                await replace_stand_in(stand_in, self._new_view(stand_in.kind, core))
         if self.slot is not None:
             self.show_session()
 
