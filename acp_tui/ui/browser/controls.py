@@ -204,16 +204,16 @@ class ActionBar(Vertical):
 
         action: str
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.reasons: dict[str, str | None] | None = None
+        """The reasons shown (None: none set yet)."""
+
     def compose(self) -> ComposeResult:
         with Grid(id="browser-buttons"):
             for action, label in ACTIONS.items():
                 yield Button(label, id=f"act-{action}", compact=True)
         yield Static("", id="browser-reasons")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.reasons: dict[str, str | None] | None = None
-        """The reasons shown (None: none set yet)."""
 
     def set_reasons(self, reasons: Mapping[str, str | None]) -> None:
         """Enable each action, or disable it with its reason (tooltip and reasons line)."""
