@@ -98,6 +98,7 @@ class StandIn(Static):
     StandIn.-browser { display: none; }
     StandIn.-tabs { display: none; }
     StandIn.-find { display: none; }
+    StandIn.-queue { display: none; }
     StandIn.-context { display: none; }
     """
 

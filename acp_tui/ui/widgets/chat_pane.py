@@ -92,30 +92,33 @@ class ChatPane(Vertical):
         yield Static(Content(self.status_text()), id="status")
         core = self.core
         if core is None:
-            # The first frame: what it does not show (the views, and the find and context bars,
-            # hidden until used) comes in `views_arrived`.
+            # The first frame: what it does not show (the views, and the find bar, the queue
+            # and the context bar, hidden while empty) comes after it (`views_arrived`).
             yield StandIn("transcript")
             yield StandIn("options")
             yield StandIn("find")
+            yield StandIn("queue")
+            yield StandIn("context")
         else:
-            yield self._new_view("transcript", core)
-            yield self._new_view("options", core)
-            yield self._new_view("find", core)
-        yield QueueView(id="queue")
-        yield StandIn("context") if core is None else self._new_view("context", core)
+            for kind in ("transcript", "options", "find", "queue", "context"):
+                yield self._new_view(kind, core)
         yield PromptInput(history=self.history, id="prompt")
 
-    def _new_view(self, kind: str, core: Core) -> Widget:
-        """The widget that a stand-in of ``kind`` holds the place of."""
+    def _new_view(self, kind: str, core: Core | None) -> Widget:
+        """The widget that a stand-in of ``kind`` holds the place of (the transcript and the
+        options bar need the core)."""
+        if kind == "find":
+            return FindBar(id="find")
+        if kind == "queue":
+            return QueueView(id="queue")
+        if kind == "context":
+            return ContextBar(id="context")
+        assert core is not None
         if kind == "transcript":
             view = core.transcript_view(id="transcript")
             view.show_thoughts = self.launch.settings.show_thoughts
             return view
-        if kind == "options":
-            return core.session_options(id="session-options")
-        if kind == "find":
-            return FindBar(id="find")
-        return ContextBar(id="context")
+        return core.session_options(id="session-options")
 
     async def views_arrived(self, core: Core) -> None:
         """Replace the stand-ins by the views (the first pane, once the core is loaded)."""
@@ -125,6 +128,16 @@ class ChatPane(Vertical):
                 await replace_stand_in(stand_in, self._new_view(stand_in.kind, core))
         if self.slot is not None:
             self.show_session()
+        else:
+            self.refresh_queue()
+
+    async def queue_arrives(self) -> None:
+        """The queue, just after the first frame: prompts sent before the Workspace exists
+        wait in it (it shows them when it arrives)."""
+        for stand_in in list(self.query(StandIn)):
+            if stand_in.kind == "queue":
+                await replace_stand_in(stand_in, self._new_view("queue", self.core))
+                self.refresh_queue()
 
     @property
     def prompt(self) -> PromptInput:
@@ -231,6 +244,8 @@ class ChatPane(Vertical):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._count_seconds)
+        if self.core is None:
+            self.call_after_refresh(self.queue_arrives)
 
     def _count_seconds(self) -> None:
         if self.waited():
@@ -242,7 +257,10 @@ class ChatPane(Vertical):
 
     def refresh_queue(self) -> None:
         slot = self.slot
-        queue = self.query_one(QueueView)
+        queues = self.query(QueueView)
+        if not queues:
+            return  # it has not arrived yet (see `queue_arrives`)
+        queue = queues.first()
         if slot is None:
             queue.show_queue(self.early, EARLY_REASON)
         else:
@@ -254,7 +272,7 @@ class ChatPane(Vertical):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_queue":  # offered while something waits
-            return bool(self.query_one(QueueView).queued)
+            return any(queue.queued for queue in self.query(QueueView))
         return True
 
     def action_focus_queue(self) -> None:
