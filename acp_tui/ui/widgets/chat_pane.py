@@ -310,6 +310,12 @@ class ChatPane(Vertical):
         if self.slot is not None and self.workspace is not None:
             self.workspace.prompts.set_option(self.slot, event.config_id, event.value)
 
+    @property
+    def interruptible(self) -> bool:
+        """A turn runs here, or a login is under way: Esc or Ctrl+C stops it."""
+        slot = self.slot
+        return slot is not None and (slot.busy or slot.agent.login_cancel is not None)
+
     def cancel_turn(self) -> None:
         """Esc: give up a login under way, else cancel the running turn."""
         slot, ws = self.slot, self.workspace

@@ -165,6 +165,12 @@ class PromptInput(TextArea):
         self.clear()
         self.post_message(self.Submitted(self, text, attachments))
 
+    def clear_draft(self) -> None:
+        """Empty the prompt (Ctrl+C) as one edit of its own: Ctrl+Z brings the text back."""
+        self.history.checkpoint()
+        self.clear()
+        self.history.checkpoint()
+
     @on(events.Paste)
     def paste_image_as_mention(self, event: events.Paste) -> None:
         """A pasted path to an image file (what a terminal pastes for a dropped file) becomes
