@@ -13,7 +13,7 @@ from textual.widgets import Button, Static
 from acp_tui.client.agent.agent_client import connect
 from acp_tui.client.history.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.history.restore import LOCAL_COPY_NOTICE
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.methods import SessionInfo

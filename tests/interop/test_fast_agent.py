@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from acp_tui.client.agent.agent_client import connect
-from acp_tui.client.agent.calls import session_matches
 from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.rules import session_matches
 from acp_tui.client.process.command import AgentCommand
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.protocol.content import TextContent
 
 pytestmark = pytest.mark.interop

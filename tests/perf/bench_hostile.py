@@ -66,7 +66,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
 
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.process.command import AgentCommand
-    from acp_tui.client.session.transcript import MessageEntry
+    from acp_tui.client.session.entries import MessageEntry
     from acp_tui.ui.app import AcpApp
     from acp_tui.ui.browser.panel import SessionBrowser
     from acp_tui.ui.browser.rows import SessionRows

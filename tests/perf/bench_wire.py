@@ -44,7 +44,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
 
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.process.command import AgentCommand
-    from acp_tui.client.session.transcript import MessageEntry
+    from acp_tui.client.session.entries import MessageEntry
     from acp_tui.ui.app import AcpApp
     from acp_tui.ui.transcript.render import warmed_up
     from acp_tui.ui.transcript.view import TranscriptView

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.session.transcript import NoticeEntry, Transcript
+from acp_tui.client.session.entries import NoticeEntry
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.config.paths import Paths
 from acp_tui.store.transcripts import TranscriptCache
 from tests.unit.client.agent.agent_helpers import agent_text, demo_spec, make_project

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.client.errors import AgentError, AgentExited
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.workspace.events import (
     ActionProgress,

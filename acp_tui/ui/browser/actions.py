@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.agent.coalesce import text_chunk
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.entries import MessageEntry, ToolCallEntry
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import MessageEntry, ToolCallEntry
 from acp_tui.protocol.updates import SessionUpdate
 from tests.unit.client.agent.agent_helpers import wait_until
 from tests.unit.rpc_helpers import RawPeer, dispose_peers, line

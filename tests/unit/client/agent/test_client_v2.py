@@ -22,15 +22,9 @@ from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited, ProtocolMismatch, Unsupported
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.client.session.changes import ChangesContent
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry, PlanEntryBlock, ToolCallEntry
 from acp_tui.client.session.live_session import LiveSession, PermissionHandler
-from acp_tui.client.session.transcript import (
-    Change,
-    MessageEntry,
-    NoticeEntry,
-    PlanEntryBlock,
-    ToolCallEntry,
-    Transcript,
-)
+from acp_tui.client.session.transcript import Change, Transcript
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,
@@ -367,6 +361,7 @@ async def test_cancel_ends_the_turn_cancelled(version: int, data: Path, project:
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # the exit code of a process
 async def test_a_crash_mid_turn_is_agent_exited(version: int, data: Path, project: Path) -> None:
     async with demo(version, data, project) as client:
         session = await client.new_session(project)

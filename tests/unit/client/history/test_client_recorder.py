@@ -13,14 +13,14 @@ import pytest
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.history.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.process.command import AgentCommand
-from acp_tui.client.session.transcript import (
+from acp_tui.client.session.entries import (
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
     ToolCallEntry,
-    Transcript,
     TranscriptEntry,
 )
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.updates import SessionNotification
 from acp_tui.store.transcripts import RecordedUpdate, RecordedUser, TranscriptCache
