@@ -61,6 +61,7 @@ class ChatPane(Vertical):
     BINDINGS = [
         Binding("ctrl+up", "focus_queue", "Queued", tooltip="Edit the queued messages"),
         Binding("ctrl+f", "find", "Find"),
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, tooltip="The session's next mode"),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("ctrl+home", "transcript_edge(False)", "Top", show=False),
@@ -226,7 +227,26 @@ class ChatPane(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_queue":  # offered while something waits
             return bool(self.query_one(QueueView).queued)
+        if action == "cycle_mode":  # from the prompt, for a session with modes; else Shift+Tab
+            return self.prompt.has_focus and self.has_modes  # moves the focus back, as ever
         return True
+
+    @property
+    def has_modes(self) -> bool:
+        """Whether the session has modes to step through (Shift+Tab)."""
+        session = self.slot.session if self.slot is not None else None
+        if session is None:
+            return False
+        from acp_tui.client.session.modes import mode_picker  # the core is loaded by now
+
+        return mode_picker(session.transcript) is not None
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab in the prompt: ask for the session's next mode (the options bar shows it
+        once the agent agrees)."""
+        slot, ws = self.slot, self.workspace
+        if slot is None or ws is None or ws.prompts.cycle_mode(slot) is None:
+            raise SkipAction()
 
     def action_focus_queue(self) -> None:
         """Into the queued messages: Enter or e edits one, Delete removes it, Esc returns."""

@@ -22,6 +22,7 @@ from textual.css.query import NoMatches
 from textual.widgets import Label, Select, Static, Switch
 
 from acp_tui.client.session.entries import Usage
+from acp_tui.client.session.modes import mode_config
 from acp_tui.client.session.transcript import Change, Transcript
 from acp_tui.protocol.session_config import (
     SessionConfigBoolean,
@@ -48,14 +49,6 @@ class Picker:
 
 def config_key(config_id: str) -> str:
     return f"config:{config_id}"
-
-
-def mode_config(transcript: Transcript) -> SessionConfigSelect | None:
-    """The select option of category "mode", which replaces legacy modes when present."""
-    for option in transcript.config_options:
-        if isinstance(option, SessionConfigSelect) and option.category == "mode":
-            return option
-    return None
 
 
 def _select_choices(option: SessionConfigSelect, current: str) -> tuple[tuple[str, str], ...]:

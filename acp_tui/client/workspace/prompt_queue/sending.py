@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
+from acp_tui.client.session.modes import mode_picker
 from acp_tui.client.session.prompt_blocks import build_prompt_blocks
 from acp_tui.client.tools.mentions import resolve_mentions
 from acp_tui.client.workspace.events import (
@@ -57,6 +58,8 @@ class PromptQueue:
         self.authenticated = authenticated
         self.reopen = reopen
         self._next_prompt = 0
+        self._modes_asked: dict[int, str] = {}
+        """The mode last asked for in each slot (by id), until the agent has answered."""
         board.on(SessionShown, self.session_shown)
         board.on(SlotStateChanged, self.slot_state_changed)
 
@@ -207,10 +210,41 @@ class PromptQueue:
 
         self.board.spawn(cancel, f"cancel in slot {slot.id}")
 
-    def set_option(self, slot: SessionSlot, config_id: str | None, value: str | bool) -> None:
-        """`session/set_config_option` (or `session/set_mode` when ``config_id`` is None)."""
+    def cycle_mode(self, slot: SessionSlot) -> str | None:
+        """Ask for the session's next mode (Shift+Tab); returns its name, or None when the
+        session has no modes to step through.
+
+        A press before the agent has answered the last one steps on from the mode asked for,
+        not from the one the session still shows: three quick presses go three modes on.
+        """
+        session = slot.session
+        picker = mode_picker(session.transcript) if session is not None else None
+        if picker is None:
+            return None
+        value = picker.after(self._modes_asked.get(slot.id, picker.current))
+        self._modes_asked[slot.id] = value
+
+        def answered() -> None:
+            if self._modes_asked.get(slot.id) == value:
+                del self._modes_asked[slot.id]
+
+        self.set_option(slot, picker.config_id, value, answered=answered)
+        return picker.name_of(value)
+
+    def set_option(
+        self,
+        slot: SessionSlot,
+        config_id: str | None,
+        value: str | bool,
+        *,
+        answered: Callable[[], None] | None = None,
+    ) -> None:
+        """`session/set_config_option` (or `session/set_mode` when ``config_id`` is None);
+        ``answered`` is called once the agent has answered (or failed to)."""
         client, session = slot.agent.client, slot.session
         if client is None or session is None:
+            if answered is not None:
+                answered()
             return
 
         async def apply() -> None:
@@ -223,5 +257,8 @@ class PromptQueue:
                 session.transcript.add_notice(f"Could not change the setting: {exc}", "error")
                 # Put the pickers back to what the session really has.
                 session.transcript.set_config_options(list(session.transcript.config_options))
+            finally:
+                if answered is not None:
+                    answered()
 
         self.board.spawn(apply, f"setting an option in slot {slot.id}")
