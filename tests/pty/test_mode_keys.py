@@ -24,6 +24,14 @@ def mode_shown(term: Terminal, name: str) -> bool:
     return f" {name} " in options_line(term)
 
 
+def click(term: Terminal, text: str, line: str) -> None:
+    """Click (SGR mouse report, press and release) on ``text`` in the screen's ``line``."""
+    lines = term.text().splitlines()
+    row = lines.index(line) + 1
+    column = line.index(text.strip()) + 1  # on its first letter, not the gap before it
+    term.send(f"\x1b[<0;{column};{row}M\x1b[<0;{column};{row}m")
+
+
 def test_shift_tab_steps_through_the_modes_and_the_prompt_keeps_the_focus(
     tmp_path: Path,
 ) -> None:
@@ -39,5 +47,21 @@ def test_shift_tab_steps_through_the_modes_and_the_prompt_keeps_the_focus(
         time.sleep(1.0)
         term.wait_for(lambda _: mode_shown(term, "Ask"))
         assert "still here" in prompt_line(term)
+        term.press("ctrl+q")
+        assert term.wait() == 0
+
+
+def test_after_a_picker_change_typing_goes_to_the_prompt(tmp_path: Path) -> None:
+    with start(tmp_path) as term:
+        term.wait_for(lambda _: mode_shown(term, "Ask"))
+        click(term, " Ask ", options_line(term))
+        term.wait_for(lambda _: "▲" in options_line(term))  # the picker's list is open
+        time.sleep(0.3)
+        term.press("down", "enter")
+        term.wait_for(lambda _: mode_shown(term, "Code"))
+        time.sleep(0.3)
+        term.type("hello world")
+        term.wait_for(lambda _: "hello world" in prompt_line(term))
+        assert mode_shown(term, "Code")  # the picker was not opened again, nor searched
         term.press("ctrl+q")
         assert term.wait() == 0
