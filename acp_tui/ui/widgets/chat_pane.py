@@ -85,6 +85,8 @@ class ChatPane(Vertical):
         self.workspace: Workspace | None = None
         self.early: list[Queued] = []
         """Prompts sent before the Workspace existed (handed over in `bind`)."""
+        self.editing_queued: int | None = None
+        """The queued prompt taken into the editor: the next send replaces it, in its place."""
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self.status_text()), id="status")
@@ -221,7 +223,8 @@ class ChatPane(Vertical):
         if slot is None:
             queue.show_queue(self.early, EARLY_REASON)
         else:
-            queue.show_queue([Queued(p.id, p.text) for p in slot.queue], slot.queue_reason())
+            queued = [Queued(p.id, p.text, p.editing) for p in slot.queue]
+            queue.show_queue(queued, slot.queue_reason(), paused=slot.queue.paused)
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -264,12 +267,28 @@ class ChatPane(Vertical):
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
             return
-        self.workspace.prompts.submit(self.slot, event.text, event.attachments)
+        editing, self.editing_queued = self.editing_queued, None
+        prompts = self.workspace.prompts
+        if editing is None or not prompts.edit_queued(self.slot, editing, event.text):
+            prompts.submit(self.slot, event.text, event.attachments)
+
+    @on(QueueView.ResumeRequested)
+    def resume_queue(self, event: QueueView.ResumeRequested) -> None:
+        event.stop()
+        if self.slot is not None and self.workspace is not None:
+            self.workspace.prompts.resume(self.slot)
+        self.prompt.focus()
 
     @on(QueueView.EditRequested)
     def edit_queued(self, event: QueueView.EditRequested) -> None:
+        """Into the editor, after the draft; sent, it replaces the queued one in its place."""
         event.stop()
-        text = self.take_queued(event.prompt_id)
+        if self.slot is not None and self.workspace is not None:
+            held = self.workspace.prompts.hold_for_edit(self.slot, event.prompt_id)
+            text = held.text if held is not None else None
+            self.editing_queued = event.prompt_id if held is not None else None
+        else:
+            text = self.take_queued(event.prompt_id)
         if text is not None:
             prompt = self.prompt
             prompt.load_text(text if not prompt.text.strip() else f"{prompt.text}\n{text}")

@@ -4,9 +4,10 @@ the turns, cancel and session options.
 Enter never loses a message: `submit` sends it at once when its slot is ready and no turn runs,
 and otherwise queues it (`acp_tui.client.workspace.prompt_queue.waiting`), visibly, with the
 reason it waits; queued prompts stay editable and removable until they are sent, one turn each,
-in order, as soon as the session is shown or the turn ends. A slot whose session was closed or
-deleted opens a new one for it. When a slot's session goes away under its queue, the queued
-text goes back to the user as a draft.
+in order, as soon as the session is shown or the turn ends. Cancelling a turn pauses the prompts
+queued behind it until the user resumes them or edits one (which keeps its place). A slot
+whose session was closed or deleted opens a new one for it. When a slot's session goes away
+under its queue, the queued text goes back to the user as a draft.
 
 The queue follows the board rather than being called: it drains when a session is shown
 (`SessionShown`), and when a slot is closed or its agent is down (`SlotStateChanged`) the turn
@@ -92,15 +93,37 @@ class PromptQueue:
         return prompt
 
     def edit_queued(self, slot: SessionSlot, prompt_id: int, text: str) -> bool:
-        """Change a prompt that has not been sent yet; False when it is gone (sent)."""
+        """Change a prompt that has not been sent yet, in its place; False when it is gone
+        (sent or removed). An edit being made is done: the user sent it, which also confirms a
+        paused queue, and the queue goes on."""
         for prompt in slot.queue:
             if prompt.id == prompt_id:
                 prompt.text = text
                 prompt.attachments = ()
                 prompt.recorded_in = None  # what is sent now is recorded
+                if prompt.editing:
+                    prompt.editing = slot.queue.paused = False
                 self.board.emit(QueueChanged(slot))
+                self.drain(slot)
                 return True
         return False
+
+    def hold_for_edit(self, slot: SessionSlot, prompt_id: int) -> QueuedPrompt | None:
+        """The user takes a queued prompt into the editor: it stays in its place, and it and
+        what follows wait until `edit_queued` (or `remove_queued`); None when it is gone."""
+        for prompt in slot.queue:
+            if prompt.id == prompt_id:
+                prompt.editing = True
+                self.board.emit(QueueChanged(slot))
+                return prompt
+        return None
+
+    def resume(self, slot: SessionSlot) -> None:
+        """The user confirms the paused queue (Enter on it): it goes on, edits under way
+        aside (an edited prompt goes once the edit is sent)."""
+        slot.queue.paused = False
+        self.board.emit(QueueChanged(slot))
+        self.drain(slot)
 
     def remove_queued(self, slot: SessionSlot, prompt_id: int) -> QueuedPrompt | None:
         """Take a prompt out of the queue (not sent); returns it, or None when already sent."""
@@ -108,6 +131,7 @@ class PromptQueue:
             if prompt.id == prompt_id:
                 slot.queue.remove(prompt)
                 self.board.emit(QueueChanged(slot))
+                self.drain(slot)  # it may have held the others
                 return prompt
         return None
 
@@ -130,7 +154,7 @@ class PromptQueue:
 
     def drain(self, slot: SessionSlot) -> None:
         """Send the next queued prompt if the slot can take it now."""
-        if slot.queue.sending is not None or not slot.queue or not slot.live:
+        if slot.queue.sending is not None or slot.queue.held or not slot.queue or not slot.live:
             if slot.queue:
                 self.board.emit(QueueChanged(slot))
             return
@@ -197,10 +221,14 @@ class PromptQueue:
 
     def cancel_turn(self, slot: SessionSlot) -> None:
         """Cancel the running turn (`session/cancel`); pending permission questions are
-        answered `cancelled`."""
+        answered `cancelled`. The prompts queued behind it are paused: the user stopped the
+        agent, and what they queued earlier goes only once they say so (`resume`)."""
         client, session = slot.agent.client, slot.session
         if client is None or session is None or not session.prompt_pending:
             return
+        if slot.queue and not slot.queue.paused:
+            slot.queue.paused = True
+            self.board.emit(QueueChanged(slot))
 
         async def cancel() -> None:
             try:
