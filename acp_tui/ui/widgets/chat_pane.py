@@ -27,6 +27,7 @@ from textual.widgets import Static
 from acp_tui.ui.messages import OptionChosen
 from acp_tui.ui.plain_text import NAME_LIMIT, sanitize
 from acp_tui.ui.startup import StandIn, replace_stand_in
+from acp_tui.ui.turn_status import turn_progress
 from acp_tui.ui.widgets.find_bar import FindBar
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
@@ -206,7 +207,7 @@ class ChatPane(Vertical):
         ready = slot is not None and slot.state == "ready" and slot.agent.alive
         if slot is not None and ready and slot.agent.login_cancel is None:
             state = slot.transcript.state
-            parts.append(STATE_LABELS.get(state, sanitize(state)))
+            parts.append(STATE_LABELS.get(state, sanitize(state)) + turn_progress(slot.transcript))
         else:
             parts.append(sanitize(self.agent_status, NAME_LIMIT))
         if slot is not None and slot.title:
@@ -216,6 +217,15 @@ class ChatPane(Vertical):
     def refresh_status(self) -> None:
         for status in self.query("#status").results(Static):
             status.update(Content(self.status_text()))
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self.tick_turn)
+
+    def tick_turn(self) -> None:
+        """Once a second: a running turn's time on the status line (nothing otherwise)."""
+        slot = self.slot
+        if slot is not None and slot.transcript.turn_started is not None:
+            self.refresh_status()
 
     def refresh_queue(self) -> None:
         slot = self.slot

@@ -26,6 +26,7 @@ from textual.widgets import Label, Select, Static, Switch
 from textual.widgets._select import SelectOverlay
 
 from acp_tui.client.session.entries import Usage
+from acp_tui.client.session.figures import tokens as format_tokens
 from acp_tui.client.session.modes import mode_config
 from acp_tui.client.session.transcript import Change, Transcript
 from acp_tui.protocol.session_config import (
@@ -95,16 +96,6 @@ def pickers_for(transcript: Transcript) -> list[Picker]:
             choices.append((modes.current_mode_id, modes.current_mode_id))
         pickers.append(Picker(MODE_KEY, "select", "Mode", None, tuple(choices)))
     return pickers
-
-
-def format_tokens(count: int) -> str:
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}k"
-    if count < 1_000_000:
-        return f"{count // 1000}k"
-    return f"{count / 1_000_000:.1f}M"
 
 
 def format_amount(amount: float) -> str:
