@@ -196,7 +196,17 @@ class ChatScreen(Screen[None]):
         settle_memory()  # startup and any replayed history are long-lived from here on
         if not self.registry_offered:  # once, after the demo agent is up: it never waits
             self.registry_offered = True
-            await self.app.run_action("add_agent(True)")
+            if pane is not None and (pane.prompt.text.strip() or slot.prompted or slot.queue):
+                # The user is typing already: a dialog now would take their next keys. Said
+                # in passing instead, and offered again at the next start.
+                self.app.notify(
+                    'Add agents from the ACP registry: Ctrl+P, then "Add an agent".',
+                    title="More agents",
+                    timeout=10,
+                    markup=False,
+                )
+            else:
+                await self.app.run_action("add_agent(True)")
 
     @on(messages.AgentChanged)
     def agent_changed(self, message: messages.AgentChanged) -> None:
