@@ -72,6 +72,19 @@ def image_label(block: ImageContent) -> str:
     return f"[{label} · {sanitize(block.mime_type, 40)} · {format_size(size)}]"
 
 
+ChangeKind = Literal["appended", "updated", "state", "meta"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What changed in a transcript: an entry (by index) or session state such as title, modes
+    or usage."""
+
+    kind: ChangeKind
+    index: int | None = None
+    what: str = ""
+
+
 @dataclass(eq=False, slots=True)
 class Entry:
     """Base of transcript entries; ``revision`` grows on every change."""

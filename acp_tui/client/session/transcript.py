@@ -12,14 +12,15 @@ listeners as a :class:`Change`, so a view re-renders only the entries that chang
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.session.entries import (
     STOP_NOTICES,
     AgentNotice,
+    Change,
     Level,
     MessageEntry,
     NoticeEntry,
@@ -31,6 +32,7 @@ from acp_tui.client.session.entries import (
     Usage,
     agent_notice,
 )
+from acp_tui.client.session.figures import LONG_TURN, duration
 from acp_tui.client.tools.terminals import AgentTerminal
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.session_config import SessionConfigOption, SessionModeState
@@ -53,18 +55,6 @@ from acp_tui.protocol.updates import (
 )
 
 TurnState = Literal["idle", "running", "requires_action"]
-ChangeKind = Literal["appended", "updated", "state", "meta"]
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """What changed: an entry (by index) or session state such as title, modes or usage."""
-
-    kind: ChangeKind
-    index: int | None = None
-    what: str = ""
-
-
 Listener = Callable[[Change], None]
 
 
@@ -82,6 +72,7 @@ class Transcript:
         self.usage: Usage | None = None
         self.state: TurnState = "idle"
         self.stop_reason: str | None = None
+        self.turn_started: float | None = None  # time.monotonic() of the running turn
         self.unknown_updates = 0
         self.last_notice: AgentNotice | None = None
         """The latest ``notice`` update (announced as a ``meta`` change ``notice``)."""
@@ -369,6 +360,7 @@ class Transcript:
     def begin_turn(self) -> None:
         self._plan_index = None
         self.stop_reason = None
+        self.turn_started = time.monotonic()
         self.set_state("running")
 
     def end_turn(self, stop_reason: str | None) -> None:
@@ -376,6 +368,10 @@ class Transcript:
         self.seal()
         if stop_reason not in (None, "end_turn"):
             self.add_notice(STOP_NOTICES.get(stop_reason, f"The turn ended: {stop_reason}"))
+        took = time.monotonic() - (self.turn_started or time.monotonic())
+        self.turn_started = None
+        if took >= LONG_TURN:  # the time stays on the turn (a hint: not exported)
+            self.add_notice(f"Worked for {duration(took)}", hint=True)
         self.set_state("idle")
 
     def seal(self) -> None:

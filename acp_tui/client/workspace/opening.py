@@ -19,8 +19,8 @@ from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.history.forking import fork_with_history
 from acp_tui.client.history.restore import reattach, reopen
 from acp_tui.client.history.session_text import display_title
+from acp_tui.client.session.entries import Change
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import Change
 from acp_tui.client.workspace.events import (
     ActionProgress,
     Notice,

@@ -7,13 +7,14 @@ from typing import Any
 import pytest
 
 from acp_tui.client.session.entries import (
+    Change,
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
     ToolCallEntry,
     block_text,
 )
-from acp_tui.client.session.transcript import Change, Transcript
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.content import (
     AudioContent,
     BlobResourceContents,
@@ -599,3 +600,25 @@ def test_a_tool_call_name_is_kept_replaced_and_cleared(transcript: Transcript) -
     assert entry.name is None
     transcript.apply(update(sessionUpdate="tool_call_update", toolCallId="t", name=5))
     assert entry.name is None  # malformed: no name
+
+
+def test_a_long_turn_keeps_its_time_and_a_short_one_adds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import acp_tui.client.session.transcript as transcript_module
+
+    now = [100.0]
+    monkeypatch.setattr(transcript_module.time, "monotonic", lambda: now[0])
+    transcript = Transcript("s")
+    transcript.begin_turn()
+    assert transcript.turn_started == 100.0
+    now[0] += 3
+    transcript.end_turn("end_turn")
+    assert transcript.turn_started is None
+    assert not transcript.entries
+    transcript.begin_turn()
+    now[0] += 75
+    transcript.end_turn("end_turn")
+    [note] = transcript.entries
+    assert isinstance(note, NoticeEntry)
+    assert (note.text, note.hint) == ("Worked for 1m 15s", True)
