@@ -78,7 +78,8 @@ def test_ctrl_q_during_a_turn_asks_first(tmp_path: Path) -> None:
     with start(tmp_path) as term:
         hang(term)
         term.press("ctrl+q")
-        screen = term.wait_for(ASK)
+        # The dialog may be drawn in more than one write: wait for its reason too.
+        screen = term.wait_for(lambda text: ASK in text and "A turn is running" in text)
         assert "A turn is running" in screen
         time.sleep(0.3)
         term.send("n")
