@@ -101,6 +101,7 @@ class ChatPane(Vertical):
     def _new_transcript_view(self, core: Core) -> TranscriptView:
         view = core.transcript_view(id="transcript")
         view.show_thoughts = self.launch.settings.show_thoughts
+        view.lines.markdown = self.launch.settings.markdown
         return view
 
     async def views_arrived(self, core: Core) -> None:
