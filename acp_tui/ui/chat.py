@@ -49,6 +49,9 @@ FIRST_PANE = "pane-first"
 class ChatScreen(Screen[None]):
     """The chat: tabs of sessions, each a pane, and the session browser beside them."""
 
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (100, "-roomy")]
+    """Under 100 columns the wide browser takes the whole screen (see app.tcss)."""
+
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+o", "copy_last_reply", "Copy", tooltip="Copy the last reply"),

@@ -30,6 +30,7 @@ from acp_tui.ui.startup import StandIn, replace_stand_in
 from acp_tui.ui.widgets.find_bar import FindBar
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
+from acp_tui.ui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
@@ -86,7 +87,7 @@ class ChatPane(Vertical):
         """Prompts sent before the Workspace existed (handed over in `bind`)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(self.status_text()), id="status")
+        yield StatusLine(Content(self.status_text()), id="status")
         core = self.core
         if core is None:
             yield StandIn("transcript")
