@@ -3,33 +3,35 @@ title at 80 columns), rather than in the middle of a word with nothing to say so
 
 from __future__ import annotations
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
+from textual.app import RenderResult as WidgetRenderResult
 from textual.content import Content
-from textual.events import Resize
-from textual.visual import VisualType
 from textual.widgets import Static
 
 __all__ = ["StatusLine"]
 
 
+class Cut:
+    """Plain text on one line, cut with "…" to the width it is rendered at (known only then:
+    the widget's visual is cached across resizes)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = Text(self.text, end="", no_wrap=True)
+        text.truncate(options.max_width, overflow="ellipsis")
+        yield text
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, options.max_width)
+
+
 class StatusLine(Static):
-    """A Static of one line of `Content`, cut to its width with an ellipsis (again whenever
-    its width changes)."""
+    """A Static of one line of literal text, cut to its width with an ellipsis."""
 
-    def __init__(self, content: Content, *, id: str | None = None) -> None:
-        super().__init__(content, id=id)
-        self.full = content
-        """The whole line, before it is cut to the width."""
-
-    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
-        self.full = content if isinstance(content, Content) else Content(str(content))
-        super().update(self.fitted(), layout=layout)
-
-    def fitted(self) -> Content:
-        width = self.content_region.width
-        full = self.full
-        if width <= 0 or full.cell_length <= width:
-            return full
-        return full.truncate(width, ellipsis=True)
-
-    def on_resize(self, event: Resize) -> None:
-        super().update(self.fitted())
+    def render(self) -> WidgetRenderResult:
+        visual = self.visual
+        return Cut(visual.plain) if isinstance(visual, Content) else visual
