@@ -243,7 +243,7 @@ class SessionRows(OptionList):
                 Option(
                     state_content(state),
                     id=STATE_ROW + state.kind,
-                    disabled=state.kind == "loading",
+                    disabled=state.kind != "error",  # End lands on the last session
                 )
             )
         now = datetime.now(UTC)
