@@ -47,6 +47,21 @@ STATE_LABELS = {"idle": "ready", "running": "working…", "requires_action": "wa
 EARLY_REASON = "sent once the agent has started"
 
 
+def empty_hint(launch: LaunchSpec) -> tuple[str, ...]:
+    """What an empty chat suggests trying (with the demo agent, its keywords)."""
+    hint = (
+        "Nothing here yet. Type a message below and press Enter; / lists the commands, "
+        "Ctrl+B your sessions, Ctrl+P everything else.",
+    )
+    if launch.is_demo or "acp_tui.demo_agent" in launch.command.argv:
+        return (
+            *hint,
+            "This is the demo agent: try /help, or a message with a keyword in it: "
+            "plan, markdown, diff, permission, terminal, ask, think.",
+        )
+    return hint
+
+
 class ChatPane(Vertical):
     """The chat of one slot; see the module docstring."""
 
@@ -103,6 +118,7 @@ class ChatPane(Vertical):
         view = core.transcript_view(id="transcript")
         view.show_thoughts = self.launch.settings.show_thoughts
         view.lines.markdown = self.launch.settings.markdown
+        view.empty_hint = empty_hint(self.launch)
         return view
 
     async def views_arrived(self, core: Core) -> None:
