@@ -80,6 +80,23 @@ async def test_the_footer_shows_whole_keys_and_nothing_at_its_right_edge(
         assert len(keys) > len(await check_at(pilot, app, 80))
 
 
+async def test_a_dialog_shows_its_own_keys_in_the_footer_not_the_chats(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await pilot.press("ctrl+n")
+        dialog = await wait_for_screen(pilot, RootsDialog)
+        await wait_for(pilot, lambda: bool(dialog.query(QuietFooter)))
+        footer = dialog.query_one(QuietFooter)
+        await pilot.pause()
+        shown = {str(getattr(key, "description", "")) for key in footer.children}
+        assert "Cancel" in shown
+        assert not shown & {"Find", "Sessions", "Export", "New"}  # the chat's
+        assert footer.region.bottom == 24  # over the chat's footer
+
+
 async def check_at(pilot: Pilot[Any], app: AcpApp, width: int) -> list[Widget]:
     await pilot.resize_terminal(width, 24)
     await pilot.pause()
