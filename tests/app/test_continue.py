@@ -73,3 +73,40 @@ async def test_continue_with_nothing_to_continue_starts_a_new_session_and_says_s
         assert app.slot is not None
         notices = [e.text for e in app.slot.transcript.entries if isinstance(e, NoticeEntry)]
         assert any("No earlier session in this folder" in n for n in notices)
+
+
+async def test_a_fork_is_titled_fork_of_in_its_tab_and_its_status(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    from acp_tui.ui.browser.rows import SessionRows
+    from acp_tui.ui.widgets.session_tabs import SessionTabs
+
+    await chat_once(make_app(), "the original words")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        source = app.session.session_id if app.session else ""
+        await pilot.press("ctrl+b")
+        rows = app.chat.query_one(SessionRows)
+        await wait_for(
+            pilot, lambda: any(i.title == "the original words" for i in rows.infos.values())
+        )
+        original = next(i for i in rows.infos.values() if i.title == "the original words")
+        rows.highlighted = rows.get_option_index(original.session_id)
+        rows.focus()
+        await pilot.press("f")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.session is not None
+                and app.session.session_id not in (source, original.session_id)
+                and app.slot is not None
+                and app.slot.state == "ready"
+            ),
+        )
+        assert app.slot is not None
+        assert app.slot.title == "Fork of the original words"
+        tabs = app.chat.query_one(SessionTabs)
+        await pilot.pause()
+        assert "Fork of the original" in str(tabs.query_one(f"#{tabs.active}").render())  # type: ignore[union-attr]
+        assert "Fork of the original words" in app.chat.current_pane.status_text()

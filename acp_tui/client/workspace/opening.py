@@ -125,8 +125,11 @@ class Opening:
                 slot.cwd,
                 slot.additional_directories,
             )
+            # The fork's own title, in its tab and status too (the agent may have given it
+            # the source's, or replayed the source's history with its title).
+            session.transcript.title = f"Fork of {label}"
             fork = intent.info.model_copy(
-                update={"session_id": session.session_id, "title": f"Fork of {label}"}
+                update={"session_id": session.session_id, "title": session.transcript.title}
             )
             self.board.emit(SessionsChanged(agent, added=fork))
             self.board.emit(ActionProgress(agent, f"Opened the fork of {label}"))
