@@ -28,7 +28,7 @@ from acp_tui.client.workspace.events import (
     SlotRemoved,
     TurnChanged,
 )
-from acp_tui.client.workspace.slots import OpenFork, OpenNew, SessionSlot
+from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.recent_roots import recent_roots_for_project
@@ -203,6 +203,13 @@ class Opening:
         text = f"{what}: {describe(exc)}"
         self.board.emit(Notice(text, "error", slot))
         if self._give_up(slot):
+            return
+        if isinstance(intent, OpenExisting) and slot.opened_from is None and slot.session is None:
+            # The launch's session (--session ID, --continue) cannot be opened: retrying the
+            # same id leads nowhere, so the tab opens a new one, saying why.
+            instead = "This is a new session in the same folder instead: Ctrl+B lists the others."
+            slot.intent = OpenNew(slot.cwd, slot.additional_directories, f"{text}\n{instead}")
+            self.open(slot)
             return
         slot.transcript.add_notice(text, "error")
         self.board.set_state(slot, "failed", what.lower())
