@@ -121,3 +121,22 @@ def test_find_goes_to_the_previous_match_with_a_key_tmux_delivers(tmp_path: Path
         assert "needle" not in line  # nothing went to the prompt
         term.press("ctrl+q")
         assert term.wait() == 0
+
+
+def test_tab_from_the_prompt_goes_to_the_transcript(tmp_path: Path) -> None:
+    """As the README says: Tab (a real terminal's \\t) puts the focus on the transcript, whose
+    keys the footer then shows; what is typed next is not typed into the prompt."""
+    with start(tmp_path) as term:
+        term.type("hello")
+        term.press("enter")
+        term.wait_for("You said")
+        term.wait_for(re.compile(r"·\s+ready"))
+        term.press("tab")
+        term.wait_for("Copy block")  # the transcript's keys in the footer
+        term.type("xyz")
+        term.send("\x0c")  # Ctrl+L: back to the prompt, after the keys above were read
+        term.type("after")
+        term.wait_for(lambda text: "after" in prompt_line(term))
+        assert "xyz" not in prompt_line(term)
+        term.press("ctrl+q")
+        assert term.wait() == 0
