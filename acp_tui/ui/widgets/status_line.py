@@ -20,6 +20,9 @@ class Cut:
     def __init__(self, text: str) -> None:
         self.text = text
 
+    def __str__(self) -> str:
+        return self.text
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         text = Text(self.text, end="", no_wrap=True)
         text.truncate(options.max_width, overflow="ellipsis")
