@@ -18,8 +18,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import ContentSwitcher
+from textual.screen import ModalScreen, Screen
+from textual.widgets import ContentSwitcher, Footer
 
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths
@@ -48,6 +48,9 @@ FIRST_PANE = "pane-first"
 
 class ChatScreen(Screen[None]):
     """The chat: tabs of sessions, each a pane, and the session browser beside them."""
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (100, "-roomy")]
+    """Under 100 columns the wide browser takes the whole screen (see app.tcss)."""
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
@@ -87,6 +90,7 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.current_pane.prompt.focus()
+        self.app.screen_change_signal.subscribe(self, give_dialog_its_keys)
 
     async def views_arrived(self, core: Core) -> None:
         """The core is imported: the browser, the tabs and the first pane's views go in."""
@@ -343,3 +347,9 @@ class ChatScreen(Screen[None]):
         """Show the session browser, widen it, hide it."""
         if self.browser is not None:  # else it is a few frames from arriving
             self.browser.cycle()
+
+
+def give_dialog_its_keys(screen: Screen[object]) -> None:
+    """A dialog over the chat shows its own keys in a footer of its own, not the chat's."""
+    if isinstance(screen, ModalScreen) and not screen.query(Footer):
+        screen.mount(QuietFooter())

@@ -190,6 +190,10 @@ async def test_the_find_bar_counts_steps_and_closes_to_the_prompt(
         assert bar.current == (first + 2) % total
         await pilot.press("shift+f3")
         assert bar.current == (first + 1) % total
+        await pilot.press("up")
+        assert bar.current == first
+        await pilot.press("down")
+        assert bar.current == (first + 1) % total
         await pilot.press("ctrl+g")
         assert bar.current == (first + 2) % total
         assert str(count.render()) == f"{(first + 2) % total + 1} of {total}"

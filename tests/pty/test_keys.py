@@ -7,6 +7,7 @@ know is dropped, never typed into the prompt as text.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -66,5 +67,55 @@ def test_text_typed_before_the_first_frame_is_sent(tmp_path: Path, after: float)
         term.wait_for("You said", timeout=60)
         screen = term.wait_for("typed early")
         assert screen.count("You said") == 1
+        term.press("ctrl+q")
+        assert term.wait() == 0
+
+
+def test_find_goes_to_the_previous_match_with_a_key_tmux_delivers(tmp_path: Path) -> None:
+    """tmux 3.3 sends nothing for Shift+F3 and plain Enter for Shift+Enter: Up (ESC [ A, which
+    every terminal and tmux send) goes to the previous match, Down to the next."""
+    with start(tmp_path) as term:
+        for word in ("needle one", "needle two", "needle three"):
+            term.type(word)
+            term.press("enter")
+            term.wait_for(lambda text, word=word: text.count(word) >= 1)
+        term.wait_for(re.compile(r"·\s+ready"))
+        term.send("\x06")  # Ctrl+F
+        term.wait_for("in the transcript")
+        term.type("needle")
+        found = re.compile(r"(\d+) of (\d+)")
+        text = term.wait_for(found)
+        match = found.search(text)
+        assert match is not None
+        first, total = int(match.group(1)), int(match.group(2))
+        assert total >= 3
+        term.press("up")
+        before = (first - 2) % total + 1
+        term.wait_for(f"{before} of {total}")
+        term.press("up")
+        term.wait_for(f"{(before - 2) % total + 1} of {total}")
+        term.press("down")
+        term.wait_for(f"{before} of {total}")
+        line = prompt_line(term)
+        assert "needle" not in line  # nothing went to the prompt
+        term.press("ctrl+q")
+        assert term.wait() == 0
+
+
+def test_tab_from_the_prompt_goes_to_the_transcript(tmp_path: Path) -> None:
+    """As the README says: Tab (a real terminal's \\t) puts the focus on the transcript, whose
+    keys the footer then shows; what is typed next is not typed into the prompt."""
+    with start(tmp_path) as term:
+        term.type("hello")
+        term.press("enter")
+        term.wait_for("You said")
+        term.wait_for(re.compile(r"·\s+ready"))
+        term.press("tab")
+        term.wait_for("Copy block")  # the transcript's keys in the footer
+        term.type("xyz")
+        term.send("\x0c")  # Ctrl+L: back to the prompt, after the keys above were read
+        term.type("after")
+        term.wait_for(lambda text: "after" in prompt_line(term))
+        assert "xyz" not in prompt_line(term)
         term.press("ctrl+q")
         assert term.wait() == 0

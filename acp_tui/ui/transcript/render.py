@@ -280,8 +280,11 @@ def render_piece(piece: Piece, styles: Styles) -> RenderableType:
 
 
 def render_plain_piece(piece: Piece, role: str, styles: Styles) -> RenderableType:
-    """A piece of a user message or a thought: literal text, never markdown."""
+    """A piece of a user message, a thought or a reply shown as plain text (no Markdown in
+    it, or the ``markdown`` setting says "never"): literal text, line breaks kept."""
     body = sanitize(piece.text).rstrip("\n")
+    if role == "agent":  # padded to the width, as a Markdown paragraph is
+        return Padding(Text(body), (0, 0, 0, 0))
     if role == "user":
         if piece.first:
             line = Text("❯ ", style=styles.user)

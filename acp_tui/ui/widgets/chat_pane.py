@@ -31,7 +31,8 @@ from acp_tui.ui.widgets.context_bar import ContextBar
 from acp_tui.ui.widgets.find_bar import FindBar
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
-from acp_tui.ui.widgets.status_line import agent_status, status_text, waited
+from acp_tui.ui.widgets.status_line import StatusLine
+from acp_tui.ui.widgets.status_text import agent_status, status_text, waited
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
@@ -45,6 +46,21 @@ if TYPE_CHECKING:
 __all__ = ["ChatPane"]
 
 EARLY_REASON = "sent once the agent has started"
+
+
+def empty_hint(launch: LaunchSpec) -> tuple[str, ...]:
+    """What an empty chat suggests trying (with the demo agent, its keywords)."""
+    hint = (
+        "Nothing here yet. Type a message below and press Enter; / lists the commands, "
+        "Ctrl+B your sessions, Ctrl+P everything else.",
+    )
+    if launch.is_demo or "acp_tui.demo_agent" in launch.command.argv:
+        return (
+            *hint,
+            "This is the demo agent: try /help, or a message with a keyword in it: "
+            "plan, markdown, diff, permission, terminal, ask, think.",
+        )
+    return hint
 
 
 class ChatPane(Vertical):
@@ -90,7 +106,7 @@ class ChatPane(Vertical):
         """The queued prompt taken into the editor: the next send replaces it, in its place."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(self.status_text()), id="status")
+        yield StatusLine(Content(self.status_text()), id="status")
         core = self.core
         if core is None:
             yield StandIn("transcript")
@@ -106,6 +122,8 @@ class ChatPane(Vertical):
     def _new_transcript_view(self, core: Core) -> TranscriptView:
         view = core.transcript_view(id="transcript")
         view.show_thoughts = self.launch.settings.show_thoughts
+        view.lines.markdown = self.launch.settings.markdown
+        view.empty_hint = empty_hint(self.launch)
         return view
 
     async def views_arrived(self, core: Core) -> None:
