@@ -318,8 +318,10 @@ class ChatScreen(Screen[None]):
             view.action_copy_last_reply()
 
     def action_focus_prompt(self) -> None:
-        """Give the current tab's prompt the focus, from anywhere on the screen."""
-        self.current_pane.prompt.focus()
+        """Give the current tab's prompt the focus, from anywhere on the screen: at once, not
+        after the keys already read (a real terminal delivers Ctrl+L and what is typed next in
+        one read, and those keys belong to the prompt)."""
+        self.set_focus(self.current_pane.prompt)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_prompt":  # shown in the footer only where it does something

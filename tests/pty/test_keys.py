@@ -114,6 +114,7 @@ def test_tab_from_the_prompt_goes_to_the_transcript(tmp_path: Path) -> None:
         term.wait_for("Copy block")  # the transcript's keys in the footer
         term.type("xyz")
         term.send("\x0c")  # Ctrl+L: back to the prompt, after the keys above were read
+        term.wait_for(lambda text: "Copy block" not in text)  # the prompt's keys in the footer
         term.type("after")
         term.wait_for(lambda text: "after" in prompt_line(term))
         assert "xyz" not in prompt_line(term)

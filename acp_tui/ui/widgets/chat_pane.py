@@ -365,7 +365,7 @@ class ChatPane(Vertical):
     def action_back_to_prompt(self) -> None:
         if self.prompt.has_focus:
             raise SkipAction()  # Esc in the prompt is the screen's: it cancels the turn
-        self.prompt.focus()
+        self.screen.set_focus(self.prompt)  # at once: the keys typed next are the prompt's
 
     @on(OptionChosen)
     def apply_option(self, event: OptionChosen) -> None:
