@@ -31,6 +31,7 @@ from acp_tui.ui.toasts import PlainToasts
 if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
     from acp_tui.client.session.live_session import LiveSession
+    from acp_tui.client.workspace.agent_runtime import Connect
     from acp_tui.client.workspace.events import WorkspaceEvent
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
@@ -53,6 +54,10 @@ class AcpApp(PlainToasts):
         Binding("ctrl+b", "toggle_browser", "Sessions"),
         Binding("f12", "wire_inspector", "Wire", show=False),
     ]
+
+    connect: Connect | None = None
+    """How the Workspace reaches its agents; None: the core's `connect`, which starts each
+    agent's process. Tests set one that runs the demo agent in their own event loop."""
 
     def __init__(self, launch: LaunchSpec, *, paths: Paths | None = None) -> None:
         super().__init__()
@@ -161,6 +166,7 @@ class AcpApp(PlainToasts):
             interaction=self.interaction,
             project=self.launch.cwd,
             wire_log=self.launch.wire_log,
+            connect=self.connect or core.connect,
         )
         self.interaction.permissions = workspace.questions.permissions
         async with workspace:

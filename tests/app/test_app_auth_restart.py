@@ -79,6 +79,7 @@ async def settled_bar(pilot: Pilot[int], app: AcpApp) -> None:
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # a terminal login restarts the agent's process
 async def test_terminal_login_runs_the_agent_command_then_reconnects(
     make_app: Callable[..., AcpApp], tmp_path: Path, protocol: int
 ) -> None:
@@ -113,6 +114,7 @@ async def test_cancelled_login_is_reported(make_app: Callable[..., AcpApp]) -> N
         await wait_for(pilot, lambda: "login cancelled" in screen_text(app))
 
 
+@pytest.mark.real_agent  # a terminal login restarts the agent's process
 async def test_a_failed_terminal_login_says_why_and_asks_again(
     make_app: Callable[..., AcpApp],
 ) -> None:
@@ -132,6 +134,7 @@ async def test_a_failed_terminal_login_says_why_and_asks_again(
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # the process exits (code 3), then a restart starts another
 async def test_crash_mid_turn_keeps_transcript_and_draft_then_restart_resumes(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch, protocol: int
 ) -> None:

@@ -12,6 +12,9 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for
 
+# The smoke set: the app on the demo agent as a real process, started, talked to and reaped.
+pytestmark = pytest.mark.real_agent
+
 
 def process_gone(pid: int) -> bool:
     """True when ``pid`` no longer runs (a zombie not yet reaped counts as gone)."""

@@ -38,6 +38,7 @@ def answering_yes(ran: list[list[str]]) -> Callable[..., Any]:
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # a terminal login restarts the agent's process
 async def test_a_terminal_login_asked_for_at_prompt_time_runs_once_and_the_prompt_goes_out(
     make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
@@ -76,6 +77,7 @@ async def test_a_terminal_login_asked_for_at_prompt_time_runs_once_and_the_promp
         assert kinds.count("RecordedTurnEnd") == 1  # one turn: the refused send was none
 
 
+@pytest.mark.real_agent  # a terminal login restarts the agent's process
 async def test_a_login_offered_only_in_meta_runs_its_own_command(
     make_app: Callable[..., AcpApp], tmp_path: Path
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from acp_tui.client.session.entries import MessageEntry
 from acp_tui.config.paths import get_paths
 from acp_tui.ui.app import AcpApp
@@ -12,6 +14,9 @@ from acp_tui.ui.dialogs.confirm import ConfirmDialog
 from tests.app.helpers import wait_for, wait_for_screen
 
 SIZE = (120, 36)
+
+# A restart stops the agent's process (a hanging one by signals) and starts another.
+pytestmark = pytest.mark.real_agent
 
 
 def user_texts(app: AcpApp) -> list[str]:

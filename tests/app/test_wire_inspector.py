@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Input, TextArea
 
 from acp_tui.client.agent.wire_log import MASK
@@ -61,6 +62,7 @@ async def test_f12_shows_both_directions_with_methods_ids_and_response_times(
         await wait_for(pilot, lambda: not isinstance(app.screen, WireInspector))
 
 
+@pytest.mark.real_agent  # a 20 MB line through a real pipe
 async def test_the_palette_opens_it_and_a_huge_line_is_cut_for_reading_and_copied_whole(
     make_app: Callable[..., AcpApp],
 ) -> None:

@@ -331,34 +331,65 @@ async def connect(
     ``tap`` sees every line of the wire from `initialize` on (see ``Connection.tap``).
     """
     paths = paths or get_paths()
-    async with spawn_agent(launch.command, log_dir=paths.log_dir) as process:
-        client = AgentClient(
-            launch,
+    async with (
+        spawn_agent(launch.command, log_dir=paths.log_dir) as process,
+        connect_over(
             process,
+            launch,
             permission_handler=permission_handler,
             elicitation_handler=elicitation_handler,
-            tap=tap,
             terminal_policy=terminal_policy,
-        )
-        # Raised after the task group is left, so callers get the error itself (AgentExited,
-        # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
-        failure: Exception | None = None
-        async with anyio.create_task_group() as tg:
-            client.task_group = tg
-            tg.start_soon(client.run_connection)
-            try:
-                await client.initialize(init_timeout)
-                tg.start_soon(_warm_up, client.dialect)
-                yield client
-                client.ending = True  # left without an error: the owner is done with it
-            except Exception as exc:
-                failure = exc
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await client.aclose()
-                tg.cancel_scope.cancel()
-        if failure is not None:
-            raise failure
+            init_timeout=init_timeout,
+            tap=tap,
+        ) as client,
+    ):
+        yield client
+
+
+@asynccontextmanager
+async def connect_over(
+    process: AgentProcess,
+    launch: LaunchSpec,
+    *,
+    permission_handler: PermissionHandler = refuse_permission,
+    elicitation_handler: ElicitationHandler = cancel_elicitation,
+    terminal_policy: TerminalPolicy | None = None,
+    init_timeout: float = 30.0,
+    tap: Tap | None = None,
+) -> AsyncIterator[AgentClient]:
+    """Initialize a client of the agent ``process`` runs and yield it; close its sessions on
+    exit (stopping the process is its owner's part).
+
+    `connect` is this over a process it spawns; tests give it a demo agent running in their own
+    event loop instead (``tests/in_process.py``).
+    """
+    client = AgentClient(
+        launch,
+        process,
+        permission_handler=permission_handler,
+        elicitation_handler=elicitation_handler,
+        tap=tap,
+        terminal_policy=terminal_policy,
+    )
+    # Raised after the task group is left, so callers get the error itself (AgentExited,
+    # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
+    failure: Exception | None = None
+    async with anyio.create_task_group() as tg:
+        client.task_group = tg
+        tg.start_soon(client.run_connection)
+        try:
+            await client.initialize(init_timeout)
+            tg.start_soon(_warm_up, client.dialect)
+            yield client
+            client.ending = True  # left without an error: the owner is done with it
+        except Exception as exc:
+            failure = exc
+        finally:
+            with anyio.CancelScope(shield=True):
+                await client.aclose()
+            tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
 
 
 async def _warm_up(dialect: Dialect) -> None:

@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from acp_tui.client.agent import agent_client as agent_module
-from acp_tui.client.agent.agent_client import AgentClient, connect
+from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.client.session.entries import MessageEntry, ToolCallEntry, TranscriptEntry
@@ -25,6 +25,7 @@ from acp_tui.protocol.client_methods import (
     SelectedPermissionOutcome,
 )
 from acp_tui.protocol.connection import Connection
+from tests import in_process
 
 WAIT = 10.0
 """Upper bound of any wait on the agent; a hang fails the test instead of blocking it."""
@@ -61,8 +62,9 @@ async def demo_client(
     permission_handler: PermissionHandler = allow_first,
     init_timeout: float = WAIT,
 ) -> AsyncIterator[AgentClient]:
-    """A connected client of the demo agent started with ``flags``."""
-    async with connect(
+    """A connected client of the demo agent started with ``flags`` (in the test's event loop
+    unless the test is marked ``real_agent``)."""
+    async with in_process.current(
         demo_spec(data_dir, cwd, *flags),
         permission_handler=permission_handler,
         init_timeout=init_timeout,

@@ -536,6 +536,7 @@ async def test_an_agent_that_never_initializes_times_out(data: Path, project: Pa
     assert any("hang-initialize" in line for line in caught.value.stderr_tail)
 
 
+@pytest.mark.real_agent  # the exit code and stderr of a process
 async def test_a_crash_mid_turn_is_agent_exited(data: Path, project: Path) -> None:
     async with demo_client(data, project) as client:
         session = await client.new_session(project)
@@ -550,6 +551,7 @@ async def test_a_crash_mid_turn_is_agent_exited(data: Path, project: Path) -> No
             await client.new_session(project)
 
 
+@pytest.mark.real_agent  # a 20 MB line through a real pipe
 async def test_malformed_line_is_skipped_and_huge_message_arrives(
     data: Path, project: Path
 ) -> None:

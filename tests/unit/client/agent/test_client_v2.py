@@ -361,6 +361,7 @@ async def test_cancel_ends_the_turn_cancelled(version: int, data: Path, project:
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # the exit code of a process
 async def test_a_crash_mid_turn_is_agent_exited(version: int, data: Path, project: Path) -> None:
     async with demo(version, data, project) as client:
         session = await client.new_session(project)

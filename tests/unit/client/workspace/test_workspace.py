@@ -106,6 +106,7 @@ async def test_a_background_slot_is_marked_when_its_turn_ends(
         assert first.attention is None
 
 
+@pytest.mark.real_agent  # the process exits, then a restart starts another
 async def test_a_crash_keeps_the_queue_and_restart_reopens_the_session_and_sends_it(
     tmp_path: Path, acp_home: Paths
 ) -> None:

@@ -53,7 +53,11 @@ def when_sent(client: AgentClient, method: str) -> anyio.Event:
     return sent
 
 
-@pytest.mark.parametrize("deliberate", [True, False], ids=["stopped", "killed"])
+@pytest.mark.parametrize(
+    "deliberate",
+    [True, pytest.param(False, marks=pytest.mark.real_agent)],  # killed: it takes a signal
+    ids=["stopped", "killed"],
+)
 async def test_a_call_cut_short_says_whether_acp_tui_ended_the_agent(
     tmp_path: Path, deliberate: bool
 ) -> None:
@@ -164,7 +168,9 @@ async def test_a_turn_the_agent_starts_itself_is_recorded_with_its_end(
         agent.history.replay_into(session_id, replayed)
     assert [role for role, _ in live] == ["user", "agent", "user", "agent"]
     assert live[1] == ("agent", LATER_TEXT)  # "later" alone: the prompted turn says nothing
-    own = next(i for i, e in enumerate(events) if LATER_TEXT in str(getattr(e, "update", "")))
+    # The reply comes in chunks, recorded as one update or several (as they were read): its
+    # first words mark where the turn of its own starts.
+    own = next(i for i, e in enumerate(events) if LATER_TEXT[:20] in str(getattr(e, "update", "")))
     ends = [i for i, e in enumerate(events) if isinstance(e, RecordedTurnEnd)]
     assert len(ends) == 3  # two prompts and the turn of its own
     assert (
@@ -179,6 +185,7 @@ async def test_a_turn_the_agent_starts_itself_is_recorded_with_its_end(
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # the exit code and stderr of a process
 async def test_an_agent_that_exits_during_the_login_is_said_and_nothing_hangs(
     tmp_path: Path, acp_home: Paths, protocol: int
 ) -> None:

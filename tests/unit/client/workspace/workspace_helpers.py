@@ -25,6 +25,7 @@ from acp_tui.protocol.client_methods import (
     RequestPermissionRequest,
     SelectedPermissionOutcome,
 )
+from tests import in_process
 from tests.unit.client.agent.agent_helpers import WAIT
 
 E = TypeVar("E")
@@ -130,6 +131,14 @@ class Watch:
 async def workspace(
     paths: Paths, project: Path, interaction: Scripted | None = None
 ) -> AsyncIterator[tuple[Workspace, Watch]]:
-    """A running Workspace for ``project``; every agent is stopped on exit."""
-    async with Workspace(paths=paths, interaction=interaction or Scripted(), project=project) as ws:
+    """A running Workspace for ``project``; every agent is stopped on exit.
+
+    It reaches the demo agent in-process unless the test is marked ``real_agent``.
+    """
+    async with Workspace(
+        paths=paths,
+        interaction=interaction or Scripted(),
+        project=project,
+        connect=in_process.current,
+    ) as ws:
         yield ws, Watch(ws)
