@@ -116,6 +116,9 @@ class UpdateInbox:
         self.own_turn_ends: Listeners[[str, str | None]] = Listeners("turn end listener")
         """A turn the agent started by itself (v2) ended: session id, stop reason. The end of
         a prompted turn is the prompt's answer instead."""
+        self.drained: Listeners[[]] = Listeners("drain listener")
+        """The updates read so far took effect (the end of each block read, and before a reply
+        or a request): what was recorded of them may be flushed."""
 
     def take_now(self, method: str, params: Any) -> bool:
         """A notification of a line that is not big, in the read loop's step: a
@@ -153,6 +156,7 @@ class UpdateInbox:
         params = self._held.take()
         if params is not None:
             self._apply_update(params)
+        self.drained.emit()
 
     def _apply_update(self, params: Any) -> None:
         try:
