@@ -198,8 +198,9 @@ class TranscriptCache:
                 self._failed("could not flush a transcript", exc)
 
     def flush_soon(self, agent_key: str, session_id: str) -> None:
-        """Write out what was buffered, without waiting: behind the queued writes, on the
-        writer thread, when there are some (``flush`` waits for them)."""
+        """Write out what was buffered, without waiting: on the writer thread, behind any
+        queued writes (``flush`` waits for them). A busy disk so never holds the event loop,
+        and while the flush waits, the next lines queue behind it."""
         path = self.transcript_path(agent_key, session_id)
 
         def flush_now() -> Exception | None:
@@ -212,7 +213,7 @@ class TranscriptCache:
             return None
 
         writes = self._background
-        if writes.busy and writes.submit(flush_now, lambda outcome: self._report(path, outcome)):
+        if writes.submit(flush_now, lambda outcome: self._report(path, outcome)):
             return
         self._report(path, flush_now())
 
