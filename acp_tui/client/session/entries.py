@@ -202,7 +202,8 @@ TranscriptEntry = MessageEntry | ToolCallEntry | PlanEntryBlock | NoticeEntry
 
 @dataclass(frozen=True, slots=True)
 class AgentNotice:
-    """A ``notice`` update: shown in passing (a toast), never kept in the transcript."""
+    """A ``notice`` update: shown in passing (a toast), and kept in the transcript and the log
+    (a bounded share of a flood: `acp_tui.client.session.notices`)."""
 
     title: str
     description: str | None

@@ -30,6 +30,7 @@ from acp_tui.client.session.entries import (
     Usage,
     agent_notice,
 )
+from acp_tui.client.session.notices import Notices
 from acp_tui.client.tools.terminals import AgentTerminal
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.session_config import SessionConfigOption, SessionModeState
@@ -84,6 +85,8 @@ class Transcript:
         self.unknown_updates = 0
         self.last_notice: AgentNotice | None = None
         """The latest ``notice`` update (announced as a ``meta`` change ``notice``)."""
+        self.notices = Notices(self.entries, self._append, self._updated)
+        """The notices a flood would repeat (agent notices, unknown updates), bounded."""
         self._messages: dict[tuple[Role, str], int] = {}
         self._tool_calls: dict[str, int] = {}
         self._plan_index: int | None = None
@@ -156,8 +159,7 @@ class Transcript:
             pass
         else:
             self.unknown_updates += 1
-            kind = getattr(update, "session_update", "?")
-            self.add_notice(f"The agent sent an update this client does not know: {kind}")
+            self.notices.unknown_update(str(getattr(update, "session_update", "?")))
 
     def _agent_notice(self, update: SessionUpdate) -> bool:
         """Announce a ``notice`` update; False (an unknown update then) when it is malformed."""
@@ -165,6 +167,7 @@ class Transcript:
         if notice is None:
             return False
         self.last_notice = notice
+        self.notices.agent_notice(notice)
         self._emit(Change("meta", what="notice"))
         return True
 
@@ -356,6 +359,7 @@ class Transcript:
 
     def begin_turn(self) -> None:
         self._plan_index = None
+        self.notices.new_turn()
         self.stop_reason = None
         self.set_state("running")
 

@@ -235,7 +235,7 @@ class Opening:
             self.board.emit(TurnChanged(slot))
         elif change.kind == "meta" and change.what == "notice" and slot.session is not None:
             notice = slot.session.transcript.last_notice
-            if notice is not None:  # the agent's notice: in passing, never kept
+            if notice is not None:  # the agent's notice, in passing (the transcript keeps it)
                 text = (
                     f"{notice.title}\n{notice.description}" if notice.description else notice.title
                 )
