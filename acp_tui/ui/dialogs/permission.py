@@ -27,7 +27,7 @@ from acp_tui.client.agent.dialects import PermissionRequestView
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
-from acp_tui.ui.dialogs.asking import AskingScreen
+from acp_tui.ui.dialogs.question import AgentQuestion, waiting_text
 from acp_tui.ui.plain_text import LABEL_LIMIT, LIST_LIMIT, TEXT_LIMIT, more_text, sanitize
 from acp_tui.ui.transcript.render import Styles, render_diff
 from acp_tui.ui.transcript.view import TranscriptView
@@ -40,7 +40,7 @@ offered: a hundred thousand buttons would freeze the app)."""
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
 
 
-class PermissionDialog(AskingScreen[str | None]):
+class PermissionDialog(AgentQuestion[str | None]):
     """Returns the chosen optionId, or None when the user dismisses it (cancelled)."""
 
     DEFAULT_CSS = """
@@ -117,9 +117,8 @@ class PermissionDialog(AskingScreen[str | None]):
     def set_waiting(self, waiting: int) -> None:
         """Show how many more questions (permissions, elicitations) wait behind this one."""
         self.waiting = waiting
-        plural = "question waits" if waiting == 1 else "questions wait"
         for note in self.query("#permission-waiting").results(Static):
-            note.update(Content(f"{waiting} more {plural} after this one."))
+            note.update(Content(waiting_text(waiting)))
             note.set_class(waiting == 0, "-none")
 
     def _label(self, option: PermissionOption) -> Content:
@@ -179,3 +178,11 @@ class PermissionDialog(AskingScreen[str | None]):
 
     def action_dismiss_cancelled(self) -> None:
         self.answer(None)
+
+    def refusal(self) -> str | None:
+        """The agent's "reject once" option (else "reject always"; else cancelled)."""
+        for kind in ("reject_once", "reject_always"):
+            for option in self.request.options:
+                if option.kind == kind:
+                    return option.option_id
+        return None
