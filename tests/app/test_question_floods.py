@@ -72,9 +72,9 @@ async def test_past_the_limit_the_rest_is_refused_with_a_note(
         await wait_for(pilot, lambda: "questions of acp-tui demo agent" in " ".join(notes(app)))
         for _ in range(4):
             dialog = await wait_for_screen(pilot, PermissionDialog)
-            await wait_for(pilot, lambda dialog=dialog: dialog.accepting)
+            await wait_for(pilot, lambda shown=dialog: shown.accepting)  # type: ignore[misc]
             await pilot.press("a")
-            await wait_for(pilot, lambda dialog=dialog: app.screen is not dialog)
+            await wait_for(pilot, lambda shown=dialog: app.screen is not shown)  # type: ignore[misc]
         await wait_for(pilot, lambda: turn_over(app))
         assert answers(app) == {f"{n}: allow-once" for n in range(1, 5)} | {
             f"{n}: reject-once" for n in range(5, 11)
