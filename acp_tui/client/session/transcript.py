@@ -33,6 +33,7 @@ from acp_tui.client.session.entries import (
 from acp_tui.client.session.notices import Notices
 from acp_tui.client.tools.terminals import AgentTerminal
 from acp_tui.protocol.content import ContentBlock
+from acp_tui.protocol.held import not_kept
 from acp_tui.protocol.session_config import SessionConfigOption, SessionModeState
 from acp_tui.protocol.tools import TerminalToolCallContent, ToolCallContent
 from acp_tui.protocol.updates import (
@@ -77,6 +78,8 @@ class Transcript:
         self.title: str | None = None
         self.updated_at: str | None = None
         self.commands: list[AvailableCommand] = []
+        self.commands_not_kept = 0
+        """Commands beyond those kept (`acp_tui.protocol.held`): counted, not held."""
         self.modes: SessionModeState | None = None
         self.config_options: list[SessionConfigOption] = []
         self.usage: Usage | None = None
@@ -138,9 +141,10 @@ class Transcript:
         elif isinstance(update, ToolCallStart | ToolCallProgress):
             self._tool_call(update)
         elif isinstance(update, PlanUpdate):
-            self.set_plan(update.entries)
+            self.set_plan(update.entries, not_kept(update, "entries"))
         elif isinstance(update, AvailableCommandsUpdate):
             self.commands = list(update.available_commands)
+            self.commands_not_kept = not_kept(update, "availableCommands")
             self._emit(Change("meta", what="commands"))
         elif isinstance(update, CurrentModeUpdate):
             if self.modes is not None:
@@ -297,16 +301,16 @@ class Transcript:
         terminal.set_exit(exited, exit_code, signal)
         self.terminal_changed(terminal_id)
 
-    def set_plan(self, entries: Sequence[PlanEntry]) -> None:
+    def set_plan(self, entries: Sequence[PlanEntry], not_kept: int = 0) -> None:
         views: list[PlanItem] = list(entries)
         if self._plan_index is not None:
             plan = self.entries[self._plan_index]
             assert isinstance(plan, PlanEntryBlock)
-            plan.entries = views
+            plan.entries, plan.not_kept = views, not_kept
             plan.touch()
             self._updated(self._plan_index)
         else:
-            self._plan_index = self._append(PlanEntryBlock(entries=views))
+            self._plan_index = self._append(PlanEntryBlock(entries=views, not_kept=not_kept))
 
     def set_config_options(self, options: Sequence[SessionConfigOption]) -> None:
         self.config_options = list(options)

@@ -26,6 +26,7 @@ from textual.widgets import Button, Static
 from acp_tui.client.agent.dialects import PermissionRequestView
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
+from acp_tui.protocol.held import not_kept
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
 from acp_tui.ui.dialogs.question import AgentQuestion, waiting_text
 from acp_tui.ui.plain_text import LABEL_LIMIT, LIST_LIMIT, TEXT_LIMIT, more_text, sanitize
@@ -105,8 +106,10 @@ class PermissionDialog(AgentQuestion[str | None]):
                         yield Button(
                             self._label(option), name=option.option_id, disabled=True, compact=True
                         )
-                    if len(options) > OPTIONS_SHOWN:
-                        hidden = more_text(len(options) - OPTIONS_SHOWN, "options (not shown)")
+                    left_out = max(0, len(options) - OPTIONS_SHOWN)
+                    left_out += not_kept(self.request, "options")
+                    if left_out:
+                        hidden = more_text(left_out, "options (not shown)")
                         yield Static(Content(hidden), id="permission-more")
                 yield self.quiet_note()
                 yield Static(id="permission-waiting")
@@ -143,11 +146,13 @@ class PermissionDialog(AgentQuestion[str | None]):
         locations = tool.locations or []
         for location in locations[:LIST_LIMIT]:
             parts.append(Text(sanitize(location.path, LABEL_LIMIT), style="dim"))
-        if len(locations) > LIST_LIMIT:
-            parts.append(Text(more_text(len(locations) - LIST_LIMIT, "locations"), style="dim"))
+        left_out = max(0, len(locations) - LIST_LIMIT) + not_kept(tool, "locations")
+        if left_out:
+            parts.append(Text(more_text(left_out, "locations"), style="dim"))
         content = tool.content or []
-        if len(content) > LIST_LIMIT:
-            parts.append(Text(more_text(len(content) - LIST_LIMIT, "pieces"), style="dim"))
+        left_out = max(0, len(content) - LIST_LIMIT) + not_kept(tool, "content")
+        if left_out:
+            parts.append(Text(more_text(left_out, "pieces"), style="dim"))
         for item in content[:LIST_LIMIT]:
             if isinstance(item, DiffToolCallContent):
                 parts.append(
