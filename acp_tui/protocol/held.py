@@ -23,6 +23,7 @@ __all__ = [
     "hold",
     "hold_elicitation",
     "hold_media",
+    "hold_meta",
     "hold_permission",
     "hold_update",
     "not_kept",
@@ -32,7 +33,9 @@ HOLD = 1000
 """Items of one list kept (ten times what any view lists)."""
 MEDIA = 1_000_000
 """Characters of an image's or audio's base64 data kept (the app shows a label, never the
-image): past that, the data is left out and its decoded size counted as ``{"data": bytes}``."""
+image): past that, the data is left out and its decoded size counted as ``{"data": bytes}``.
+The same holds for an update's free-form ``_meta`` (nothing shows it): past ``MEDIA``
+characters it is left out, counted as ``{"_meta": 1}``."""
 FIELDS = 200
 """Fields of one form kept (twice what the form shows)."""
 NOT_KEPT = "_acpTuiNotKept"
@@ -84,6 +87,7 @@ def hold_update(update: Any) -> None:
     """Cap the lists of one decoded ``session/update``'s ``update`` object (in place)."""
     if not isinstance(update, dict):
         return
+    hold_meta(update)
     kind = update.get("sessionUpdate")
     for key in _UPDATE_LISTS.get(kind, ()) if isinstance(kind, str) else ():
         hold(update, key)
@@ -94,6 +98,33 @@ def hold_update(update: Any) -> None:
     for item in content if isinstance(content, list) else ():  # a tool call's content
         if isinstance(item, dict):
             hold_media(item.get("content"))
+
+
+def hold_meta(holder: Any) -> None:
+    """Leave out ``holder["_meta"]`` when it holds more than ``MEDIA`` characters."""
+    if isinstance(holder, dict) and "_meta" in holder and _over(holder["_meta"], MEDIA):
+        del holder["_meta"]
+        counts = holder.get(NOT_KEPT)
+        if not isinstance(counts, dict):
+            counts = holder[NOT_KEPT] = {}
+        counts["_meta"] = 1
+
+
+def _over(value: Any, budget: int) -> bool:
+    """Whether ``value`` (decoded JSON) holds more than ``budget`` characters and items; its
+    cost is bounded by the budget, not by the value."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        budget -= len(item) if isinstance(item, str | dict | list) else 1
+        if budget < 0:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def hold_media(block: Any) -> None:

@@ -245,3 +245,14 @@ def test_a_20mb_session_title_makes_a_short_tab() -> None:
     label = str(tab_label(cast(SessionSlot, slot), 1, with_agent=True))
     assert len(label) < 200
     assert f"{'S' * (TITLE_WIDTH - 1)}…" in label
+
+
+def test_a_50mb_meta_is_not_kept() -> None:
+    chunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "padded"},
+        "_meta": {"pad": "p" * (MEDIA + 1)},
+    }
+    small = {**chunk, "_meta": {"trace": "t1"}}
+    assert held_update(chunk).meta is None
+    assert held_update(small).meta == {"trace": "t1"}

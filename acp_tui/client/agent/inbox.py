@@ -35,7 +35,7 @@ from acp_tui.client.listeners import Listeners
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.protocol.big import quiet_gc
 from acp_tui.protocol.connection import BIG_LINE, describe_validation_error, line_bytes
-from acp_tui.protocol.held import hold_update
+from acp_tui.protocol.held import hold_meta, hold_update
 from acp_tui.protocol.updates import SessionUpdate, update_classes
 
 __all__ = [
@@ -193,6 +193,7 @@ class UpdateInbox:
         """Parse a ``session/update``; in a worker thread (a big line), also encode its updates
         for the recorder there. Its long lists are capped first (`acp_tui.protocol.held`)."""
         if isinstance(params, dict):
+            hold_meta(params)
             hold_update(params.get("update"))
         session_id, events = self.dialect.parse_update(params)
         if line_bytes.get() > BIG_LINE:
