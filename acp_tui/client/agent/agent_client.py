@@ -45,7 +45,6 @@ from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
 from acp_tui.protocol.client_methods import CompleteElicitationNotification
 from acp_tui.protocol.connection import BIG_LINE, Connection, Tap, describe_validation_error
-from acp_tui.protocol.held import hold_elicitation, hold_permission
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
 from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
@@ -243,7 +242,6 @@ class AgentClient(SessionCalls):
 
     async def _on_request(self, method: str, params: Any) -> Any:
         if method == "session/request_permission":
-            hold_permission(params)  # what one request can make the app hold is capped
             request = await off_loop_if_big(self.dialect.permission_request, params)
             session = self.sessions.get(request.session_id)
             if session is None or session.closed:
@@ -253,7 +251,6 @@ class AgentClient(SessionCalls):
                 return {"outcome": {"outcome": "cancelled"}}
             return await session.ask_permission(self.permission_handler, request)
         if method == "elicitation/create":
-            hold_elicitation(params)
             return await self.elicit(params)
         if not self.dialect.serves_client_methods:
             raise RpcError.method_not_found(method)
