@@ -91,6 +91,8 @@ def hold_update(update: Any) -> None:
     kind = update.get("sessionUpdate")
     for key in _UPDATE_LISTS.get(kind, ()) if isinstance(kind, str) else ():
         hold(update, key)
+    if kind == "plan_update":  # v2: the plan's own object holds them
+        hold(update.get("plan"), "entries")
     if kind in ("config_option_update", "config_options_update"):
         _hold_config(update.get("configOptions"))
     content = update.get("content")

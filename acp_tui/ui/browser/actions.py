@@ -26,14 +26,12 @@ __all__ = ["confirm_delete", "reload_or_show"]
 async def reload_or_show(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     """The session is already open in a tab: show it, or reload it from the agent."""
     number = ws.slots.index(slot) + 1 if slot in ws.slots else 0
-    caps = slot.agent.capabilities
-    close = "closed and " if caps and caps.can_close else ""
     question = f"This session is already open in tab {number}. Reload it from the agent?"
     dialog = ConfirmDialog(
         question,
         confirm_label="Reload",
         cancel_label="Just show it",
-        note=f"Reloading: the session is {close}replayed by the agent in its tab.",
+        note="Reloading: the agent replays the session in its tab, which keeps it if that fails.",
         destructive=False,
     )
     if await app.push_screen_wait(dialog):

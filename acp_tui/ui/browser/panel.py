@@ -34,6 +34,7 @@ from acp_tui.ui.browser.actions import confirm_delete, reload_or_show
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
 from acp_tui.ui.browser.tags import session_tags
+from acp_tui.ui.browser.waiting import ListWaiting
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
 
@@ -101,6 +102,7 @@ class SessionBrowser(Vertical):
         yield ActionBar()
         yield ProgressBar(id="browser-progress", show_eta=False)
         yield Static("", id="browser-status")
+        yield ListWaiting(lambda: self.agent)
 
     @property
     def rows(self) -> SessionRows:
@@ -148,7 +150,7 @@ class SessionBrowser(Vertical):
         agent = self.agent
         caps = agent.capabilities if agent is not None else None
         self.connection = self.current_connection()
-        self.agent_name = caps.display_name if caps is not None else None
+        self.agent_name = agent.display_name if agent is not None and caps is not None else None
         if caps is None or self.workspace is None or agent is None:
             self.lister.restart()
             self.lister.waiting = True
@@ -383,7 +385,10 @@ class SessionBrowser(Vertical):
         """Back to the prompt of the tab shown (the panel stays as it is).
 
         Every tab has a prompt: the first one found may be a hidden tab's, where typing is lost.
+        While a page waits for the agent, Esc stops waiting for it instead.
         """
+        if self.query_one(ListWaiting).cancel():
+            return
         screen = self.screen
         panes = screen.query("#panes").results(ContentSwitcher)
         shown = next((p.visible_content for p in panes if p.visible_content is not None), None)
