@@ -197,6 +197,26 @@ class TranscriptCache:
             except OSError as exc:
                 self._failed("could not flush a transcript", exc)
 
+    def flush_soon(self, agent_key: str, session_id: str) -> None:
+        """Write out what was buffered, without waiting: on the writer thread, behind any
+        queued writes (``flush`` waits for them). A busy disk so never holds the event loop,
+        and while the flush waits, the next lines queue behind it."""
+        path = self.transcript_path(agent_key, session_id)
+
+        def flush_now() -> Exception | None:
+            handle = self._open.get(path)
+            try:
+                if handle is not None:
+                    handle.flush()
+            except OSError as exc:
+                return exc
+            return None
+
+        writes = self._background
+        if writes.submit(flush_now, lambda outcome: self._report(path, outcome)):
+            return
+        self._report(path, flush_now())
+
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None:
         """Append a prompt the client sent, and mark an indexed session as just used (the
         first prompt is kept in the index: the title of a session its agent does not title)."""

@@ -173,6 +173,7 @@ class AcpApp(AppState):
             connect=self.connect or core.connect,
         )
         self.interaction.permissions = workspace.questions.permissions
+        self.interaction.refuse_all = workspace.questions.refuse_all
         async with workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)

@@ -115,6 +115,18 @@ class SessionInfoChanged(Message):
 
     event: events.SessionInfoChanged
 
+    def can_replace(self, message: Message) -> bool:
+        """The next one, for the same session and giving at least the same fields, makes this
+        one moot: a flood of titles is handled once per batch, not once per title."""
+        if not isinstance(message, SessionInfoChanged):
+            return False
+        mine, later = self.event, message.event
+        return (
+            later.agent is mine.agent
+            and later.session_id == mine.session_id
+            and later.given >= mine.given
+        )
+
 
 @dataclass
 class Notice(Message):

@@ -176,6 +176,8 @@ class SessionOptions(Horizontal):
         self._mode_pushed: str | None = None
         self._rebuilding = False
         self._rebuild_again = False
+        self._refresh_waiting = False
+        """A refresh is scheduled for the changes so far (a flood redraws once per batch)."""
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -234,6 +236,12 @@ class SessionOptions(Horizontal):
             self._mode_pushed = transcript.modes.current_mode_id
         elif change.what == "config_options":
             self._mode_pushed = None
+        if not self._refresh_waiting:  # once the batch of updates is in, not once each
+            self._refresh_waiting = True
+            self.call_later(self._refresh_waited)
+
+    def _refresh_waited(self) -> None:
+        self._refresh_waiting = False
         self.refresh_from_transcript()
 
     def current_values(self) -> dict[str, str | bool]:
