@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import logging
 import os
@@ -49,6 +48,8 @@ from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.store.background import BIG_WRITE, BackgroundWrites
+from acp_tui.store.feed import LibraryFeed
+from acp_tui.store.names import agent_dir_name, transcript_name
 from acp_tui.store.recorded import (
     RecordedEvent,
     RecordedTurnEnd,
@@ -108,15 +109,13 @@ def _update_line(update_json: str) -> list[bytes]:
     return [b'{"t":"update","update":', *body, b"}\n"]
 
 
-def _digest(text: str, length: int) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
-
-
 class TranscriptCache:
     """Recorded sessions of every agent under ``root``; cheap appends, a small index."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, *, library: LibraryFeed | None = None) -> None:
         self.root = root if root is not None else get_paths().data_dir / "transcripts"
+        self.library = library
+        """Told of every change, to index it (``acp_tui.store.library``); None: not indexed."""
         self.failures = 0
         """How many writes failed (the first one is logged as a warning, the rest at debug)."""
         self.failing: str | None = None
@@ -136,7 +135,7 @@ class TranscriptCache:
     # -- where ---------------------------------------------------------------------------------
 
     def agent_dir(self, agent_key: str) -> Path:
-        return self.root / _digest(agent_key, 24)
+        return self.root / agent_dir_name(agent_key)
 
     def index_path(self, agent_key: str) -> Path:
         return self.agent_dir(agent_key) / "index.json"
@@ -156,7 +155,8 @@ class TranscriptCache:
         if path is None:  # hashing and joining per streamed update showed in profiles
             if len(self._paths) > 4096:
                 self._paths.clear()
-            path = self._paths[key] = self.agent_dir(agent_key) / f"{_digest(session_id, 32)}.jsonl"
+            name = f"{transcript_name(session_id)}.jsonl"
+            path = self._paths[key] = self.agent_dir(agent_key) / name
         return path
 
     # -- recording -----------------------------------------------------------------------------
@@ -177,6 +177,8 @@ class TranscriptCache:
         """Append one `session/update` already serialised as a JSON object (the fast path; a
         big one is encoded and written off the event loop, see ``BackgroundWrites``)."""
         path = self.transcript_path(agent_key, session_id)
+        if self.library is not None:
+            self.library.touched(agent_key, session_id)
         if len(update_json) > BIG_WRITE:
             self._write_line(path, lambda: _update_line(update_json), flush=flush)
             return
@@ -208,6 +210,7 @@ class TranscriptCache:
     def record_turn_end(self, agent_key: str, session_id: str, stop_reason: str | None) -> None:
         """Append the end of a prompt turn (chunks after it are messages of their own)."""
         self._append(agent_key, session_id, {"t": "end", "stopReason": stop_reason})
+        self._touched(agent_key, session_id, soon=True)
 
     def reset(self, agent_key: str, session_id: str) -> None:
         """Drop a session's recorded events (before an agent replays the whole history)."""
@@ -219,6 +222,7 @@ class TranscriptCache:
             path.unlink(missing_ok=True)
         except OSError as exc:
             self._failed(f"could not reset {path}", exc)
+        self._touched(agent_key, session_id, soon=True)
 
     # -- restoring -----------------------------------------------------------------------------
 
@@ -259,6 +263,7 @@ class TranscriptCache:
         finally:
             with contextlib.suppress(OSError):
                 aside.unlink(missing_ok=True)
+            self._touched(agent_key, session_id, soon=True)
 
     def discard_aside(self, agent_key: str, session_id: str) -> None:
         """The restore failed: drop what it recorded; the copy stays as it was."""
@@ -285,6 +290,7 @@ class TranscriptCache:
             write_atomic(target, head + tail)
         except OSError as exc:
             self._failed("could not copy a recorded transcript", exc)
+        self._touched(agent_key, target_id, soon=True)
 
     def _forget_file(self, path: Path) -> None:
         self._close_handle(path)
@@ -302,6 +308,11 @@ class TranscriptCache:
             self._failed(f"could not record to {path}", exc)
             return
         self._write_line(path, line, flush=flush)
+        self._touched(agent_key, session_id)
+
+    def _touched(self, agent_key: str, session_id: str, *, soon: bool = False) -> None:
+        if self.library is not None:
+            self.library.touched(agent_key, session_id, soon=soon)
 
     def _write_line(
         self, path: Path, line: bytes | Callable[[], list[bytes]], *, flush: bool
@@ -425,6 +436,8 @@ class TranscriptCache:
             created=created,
         )
         self._save_index(agent_key, index)
+        if self.library is not None:
+            self.library.noted(agent_key, index[session_id])
 
     def update_info(
         self,
@@ -454,6 +467,8 @@ class TranscriptCache:
         if changes:
             index[session_id] = replace(known, **changes)
             self._save_index(agent_key, index)
+            if self.library is not None:
+                self.library.noted(agent_key, index[session_id])
         return True
 
     def _save_index(self, agent_key: str, index: dict[str, CachedSession]) -> None:
@@ -479,17 +494,23 @@ class TranscriptCache:
         index = read_index(self.index_path(agent_key))
         if index.pop(session_id, None) is not None:
             self._save_index(agent_key, index)
+        if self.library is not None:
+            self.library.forgotten(agent_key, session_id)
 
     def forget(self, agent_key: str, session_id: str) -> None:
-        """Remove a (deleted) session: its index entry and its recorded events."""
+        """Remove a (deleted) session: its index entry, its recorded events, and its place in
+        the library."""
         index = read_index(self.index_path(agent_key))
         if index.pop(session_id, None) is not None:
             self._save_index(agent_key, index)
         self._remove_transcript(agent_key, session_id)
+        if self.library is not None:
+            self.library.forgotten(agent_key, session_id)
 
     def _remove_transcript(self, agent_key: str, session_id: str) -> None:
         self.discard_aside(agent_key, session_id)
         self._forget_file(self._main_path((agent_key, session_id)))
+        self._touched(agent_key, session_id, soon=True)
 
     # -- reading -------------------------------------------------------------------------------
 
