@@ -48,6 +48,7 @@ class FileState:
     head: str | None = None
     turn: int = 0
     open: OpenMessage | None = None
+    echo: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,19 +63,20 @@ class Step:
 
 def load_state(conn: sqlite3.Connection, session: int) -> FileState:
     found = conn.execute(
-        "SELECT inode, offset, lines, head, turn, open FROM transcripts WHERE session = ?",
+        "SELECT inode, offset, lines, head, turn, open, echo FROM transcripts WHERE session = ?",
         (session,),
     ).fetchone()
     if found is None:
         return FileState()
-    inode, offset, lines, head, turn, open_json = found
-    return FileState(inode, offset, lines, head, turn, OpenMessage.from_json(open_json))
+    inode, offset, lines, head, turn, open_json, echo = found
+    opened = OpenMessage.from_json(open_json)
+    return FileState(inode, offset, lines, head, turn, opened, bool(echo))
 
 
 def _save_state(conn: sqlite3.Connection, session: int, state: FileState) -> None:
     conn.execute(
-        "INSERT OR REPLACE INTO transcripts(session, inode, offset, lines, head, turn, open) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO transcripts(session, inode, offset, lines, head, turn, open, echo) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
             session,
             state.inode,
@@ -83,6 +85,7 @@ def _save_state(conn: sqlite3.Connection, session: int, state: FileState) -> Non
             state.head,
             state.turn,
             state.open.to_json() if state.open is not None else None,
+            state.echo,
         ),
     )
 
@@ -142,7 +145,7 @@ def _index_lines(
     inode: int,
     size: int,
 ) -> Step:
-    segmenter = Segmenter(state.turn, state.open)
+    segmenter = Segmenter(state.turn, state.open, echo=state.echo)
     handle.seek(state.offset)
     line, offset, count, done = state.lines, state.offset, 0, False
     while count < BATCH_LINES and offset - state.offset < BATCH_BYTES:
@@ -178,7 +181,8 @@ def _index_lines(
         )
         opened.row = cursor.lastrowid
     head = _head(handle, offset)
-    _save_state(conn, session, FileState(inode, offset, line, head, segmenter.turn, opened))
+    after = FileState(inode, offset, line, head, segmenter.turn, opened, segmenter.echo)
+    _save_state(conn, session, after)
     return Step(done, offset - state.offset, size)
 
 

@@ -24,6 +24,7 @@ from acp_tui.store.library.text import (
     PROMPT,
     SEAL,
     SKIP,
+    WHOLE,
     Piece,
     plain,
 )
@@ -93,9 +94,15 @@ class OpenMessage:
 class Segmenter:
     """Turns pieces (see ``acp_tui.store.library.text.piece_of``) into rows, in order."""
 
-    def __init__(self, turn: int = 0, open_message: OpenMessage | None = None) -> None:
+    def __init__(
+        self, turn: int = 0, open_message: OpenMessage | None = None, *, echo: bool = False
+    ) -> None:
         self.turn = turn
         self.open = open_message
+        self.echo = echo
+        """A prompt this client sent was just recorded: the agent's echo of it (user chunks
+        right after it) replaces it in the transcript, so it is neither a new turn nor new
+        text."""
         self.rows: list[Row] = []
         """Complete segments to store."""
         self.stale: list[int] = []
@@ -107,7 +114,11 @@ class Segmenter:
             return
         if action == SEAL:
             self._close()
+            self.echo = False
             return
+        if self.echo and kind == PROMPT and (action == APPEND or key is not None):
+            return
+        self.echo = action == WHOLE and kind == PROMPT and key is None
         opened = self.open
         if action == APPEND and opened is not None and opened.kind == kind and opened.key == key:
             if text:

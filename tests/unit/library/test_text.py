@@ -191,3 +191,22 @@ def test_an_open_message_closed_without_more_text_keeps_its_stored_row() -> None
 @pytest.mark.parametrize("raw", [None, "", "{", '{"kind": 1}', "[]"])
 def test_an_unreadable_open_message_is_none(raw: str | None) -> None:
     assert OpenMessage.from_json(raw) is None
+
+
+def test_the_agents_echo_of_a_sent_prompt_is_neither_a_turn_nor_new_text() -> None:
+    rows = rows_of(
+        [
+            (WHOLE, PROMPT, None, "hello"),
+            (APPEND, PROMPT, "user-1", "hello"),  # the echo (v1 chunks)
+            (WHOLE, PROMPT, "user-1", "hello"),  # or a whole message (v2)
+            (APPEND, REPLY, "m1", "hi"),
+            (SEAL, 0, None, ""),
+            (APPEND, PROMPT, None, "a replayed prompt"),
+            (SEAL, 0, None, ""),
+        ]
+    )
+    assert rows == [
+        (0, 1, PROMPT, "hello"),
+        (3, 1, REPLY, "hi"),
+        (5, 2, PROMPT, "a replayed prompt"),
+    ]
