@@ -136,7 +136,9 @@ class AcpApp(PlainToasts):
             wire_log=self.launch.wire_log,
         )
         self.interaction.permissions = workspace.permissions
-        async with workspace:
+        from acp_tui.ui.library_feed import history_library  # indexes what is recorded
+
+        async with history_library(self, workspace.cache, self.paths, self.launch), workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)
             workspace.subscribe(self.post_workspace_event)
