@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from acp_tui.store.library.segments import OpenMessage, Segmenter
+from acp_tui.store.library.segments import OpenMessage, Row, Segmenter
 from acp_tui.store.library.text import LINE_BYTES, Piece, partial_event, piece_of, plain
 
 __all__ = ["BATCH_BYTES", "BATCH_LINES", "FileState", "Step", "catch_up_step", "drop_text"]
@@ -168,27 +168,43 @@ def _index_lines(
         done = offset >= size
     if segmenter.stale:
         conn.executemany("DELETE FROM messages WHERE id = ?", [(row,) for row in segmenter.stale])
-    if segmenter.rows:
-        conn.executemany(
-            "INSERT INTO messages(session, line, turn, kind, body) VALUES (?, ?, ?, ?, ?)",
-            [(session, *row) for row in segmenter.rows],
-        )
+    rows = segmenter.rows
     opened = segmenter.finish()
-    if opened is not None and opened.row is None and opened.parts:
-        cursor = conn.execute(
-            "INSERT INTO messages(session, line, turn, kind, body) VALUES (?, ?, ?, ?, ?)",
-            (session, opened.line, opened.turn, opened.kind, plain("".join(opened.parts))),
-        )
-        opened.row = cursor.lastrowid
+    partial = opened is not None and opened.row is None and bool(opened.parts)
+    if opened is not None and partial:
+        rows = [*rows, (opened.line, opened.turn, opened.kind, plain("".join(opened.parts)))]
+    if rows:
+        first = _store(conn, session, rows)
+        if opened is not None and partial:
+            opened.row = first + len(rows) - 1
     head = _head(handle, offset)
     after = FileState(inode, offset, line, head, segmenter.turn, opened, segmenter.echo)
     _save_state(conn, session, after)
     return Step(done, offset - state.offset, size)
 
 
+def _store(conn: sqlite3.Connection, session: int, rows: list[Row]) -> int:
+    """Insert ``rows`` (numbered after every row so far, inside the caller's write
+    transaction); the number of the first."""
+    last = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
+    numbered = list(enumerate(rows, last + 1))
+    conn.executemany(
+        "INSERT INTO messages(id, session, line, turn, kind) VALUES (?, ?, ?, ?, ?)",
+        [(number, session, line, turn, kind) for number, (line, turn, kind, _) in numbered],
+    )
+    conn.executemany(
+        "INSERT INTO bodies(id, body) VALUES (?, ?)",
+        [(number, text) for number, (*_, text) in numbered],
+    )
+    return last + 1
+
+
+_decode = json.JSONDecoder().decode
+
+
 def _piece(raw: bytes) -> Piece:
     try:
-        return piece_of(json.loads(raw))
+        return piece_of(_decode(raw.decode("utf-8", "surrogatepass")))
     except (ValueError, RecursionError):  # a torn or foreign line: skipped, as on replay
         return _NOTHING
 

@@ -28,6 +28,7 @@ __all__ = [
     "Query",
     "Snippet",
     "parse_query",
+    "snippet_in",
     "snippet_of",
 ]
 
@@ -58,6 +59,8 @@ class Query:
     """The query as a session id prefix, when it looks like one."""
     cut: bool = False
     """The query was longer than what is searched (only its start is used)."""
+    pattern: re.Pattern[str] | None = None
+    """Finds what the match found in a text (for snippets, made here rather than by FTS5)."""
 
     def on(self, columns: str) -> str | None:
         """The match restricted to ``columns`` (e.g. ``"title"`` or ``"cwd dirs"``)."""
@@ -93,12 +96,54 @@ def parse_query(text: str) -> Query:
         return Query(text, None, id_prefix, cut)
     pieces = [_quoted(term) for term in terms]
     last_tokens = _TOKENS.findall(terms[-1])
-    if typing and last_tokens and len(last_tokens[-1]) >= MIN_PREFIX:
+    prefix = typing and bool(last_tokens) and len(last_tokens[-1]) >= MIN_PREFIX
+    if prefix:
         pieces[-1] += "*"
-    return Query(text, " AND ".join(pieces), id_prefix, cut)
+    return Query(text, " AND ".join(pieces), id_prefix, cut, _pattern(terms, prefix))
+
+
+def _pattern(terms: list[str], prefix: bool) -> re.Pattern[str] | None:
+    """A regular expression for the words and phrases of ``terms`` as the index matches them:
+    whole words, in any case, separated by anything but letters and digits."""
+    alternatives = []
+    for number, term in enumerate(terms):
+        tokens = _TOKENS.findall(term)
+        if not tokens:
+            continue
+        end = r"[^\W_]*" if prefix and number == len(terms) - 1 else r"(?![^\W_])"
+        alternatives.append(r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, tokens)) + end)
+    return re.compile("|".join(alternatives), re.IGNORECASE) if alternatives else None
 
 
 _TOKENS = re.compile(r"[^\W_]+")
+
+
+SNIPPET_BEFORE = 60
+SNIPPET_CHARS = 200
+
+
+def snippet_in(body: str, query: Query) -> Snippet:
+    """A snippet of ``body`` around its first match of ``query`` (its start when none is found,
+    e.g. a match the index made by removing diacritics), every match in it marked."""
+    pattern = query.pattern
+    found = pattern.search(body) if pattern is not None else None
+    start = 0
+    if found is not None and found.start() > SNIPPET_BEFORE:
+        start = body.find(" ", found.start() - SNIPPET_BEFORE, found.start()) + 1
+        start = start or found.start() - SNIPPET_BEFORE
+    end = min(len(body), start + SNIPPET_CHARS)
+    if end < len(body) and (space := body.rfind(" ", start + SNIPPET_CHARS // 2, end)) > 0:
+        end = space
+    marked: list[str] = ["…"] if start else []
+    at = start
+    for match in pattern.finditer(body, start, end) if pattern is not None else ():
+        if match.end() > match.start():
+            marked += [body[at : match.start()], MARK_START, match.group(), MARK_END]
+            at = match.end()
+    marked.append(body[at:end])
+    if end < len(body):
+        marked.append("…")
+    return snippet_of("".join(marked))
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,10 @@ Tables:
   last listed, whether a local copy exists);
 * ``transcripts``: how far each local copy is indexed (inode, byte offset, lines, a digest of its
   head, the turn count and the message still open), so indexing resumes where it stopped;
-* ``messages`` + ``said`` (FTS5, external content): the text of the local copies, one row per
-  segment of a message (bounded), with the line of the transcript where the message starts;
+* ``messages``, ``bodies`` and ``said`` (FTS5 over ``bodies``): the text of the local copies, one
+  row per segment of a message (bounded): where it is (session, the line of the transcript
+  where the message starts, turn, kind) apart from its text, so that walking the matches to
+  find their sessions reads a narrow table;
 * ``titles`` (FTS5): the shown title, cwd and extra roots of every session, for search, as
   plain text (``acp_plain``, a function every connection registers, used by the triggers).
 
@@ -103,18 +105,21 @@ CREATE TABLE IF NOT EXISTS messages(
     session INTEGER NOT NULL,
     line INTEGER NOT NULL,
     turn INTEGER NOT NULL,
-    kind INTEGER NOT NULL,
-    body TEXT NOT NULL
+    kind INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session);
+CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, body TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS said USING fts5(
-    body, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+    body, content='bodies', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER IF NOT EXISTS messages_added AFTER INSERT ON messages BEGIN
+CREATE TRIGGER IF NOT EXISTS bodies_added AFTER INSERT ON bodies BEGIN
     INSERT INTO said(rowid, body) VALUES (new.id, new.body);
 END;
-CREATE TRIGGER IF NOT EXISTS messages_removed AFTER DELETE ON messages BEGIN
+CREATE TRIGGER IF NOT EXISTS bodies_removed AFTER DELETE ON bodies BEGIN
     INSERT INTO said(said, rowid, body) VALUES ('delete', old.id, old.body);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_removed AFTER DELETE ON messages BEGIN
+    DELETE FROM bodies WHERE id = old.id;
 END;
 CREATE VIRTUAL TABLE IF NOT EXISTS titles USING fts5(
     title, cwd, dirs, tokenize='unicode61 remove_diacritics 2'

@@ -158,8 +158,8 @@ def test_hostile_text_is_indexed_within_caps_and_comes_back_literally(tmp_path: 
         assert texts(library, "unreached") == texts(library, "capped") == []
         assert texts(library, "flood") == ["after the flood"]
         with sqlite3.connect(database_path(tmp_path / "library")) as conn:
-            longest = conn.execute("SELECT max(length(body)) FROM messages").fetchone()[0]
-            total = conn.execute("SELECT sum(length(body)) FROM messages").fetchone()[0]
+            longest = conn.execute("SELECT max(length(body)) FROM bodies").fetchone()[0]
+            total = conn.execute("SELECT sum(length(body)) FROM bodies").fetchone()[0]
         assert longest <= 4000
         assert total <= MESSAGE_CHARS + 500
 

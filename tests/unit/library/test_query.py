@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.store.library.query import MAX_TERMS, parse_query, snippet_of
+from acp_tui.store.library.query import MAX_TERMS, parse_query, snippet_in, snippet_of
 from tests.unit.library.helpers import library_and_cache, texts, turn
 
 HOSTILE_QUERIES = [
@@ -109,3 +109,22 @@ def test_snippets_are_one_line_of_plain_text_with_spans() -> None:
     snippet = snippet_of("…the \ue000light\ue001\n\n  house [b]\ue000x\ue001[/b] …")
     assert snippet.text == "…the light house [b]x[/b] …"
     assert [snippet.text[a:b] for a, b in snippet.spans] == ["light", "x"]
+
+
+def test_a_snippet_is_a_window_around_the_first_match_with_every_match_marked() -> None:
+    body = (
+        "start " + "filler " * 30 + "the Lighthouse-keeper sleeps; lighthouses sleep " + "end " * 80
+    )
+    snippet = snippet_in(body, parse_query("lighthouse"))
+    assert snippet.text.startswith("…")
+    assert snippet.text.endswith("…")
+    assert [snippet.text[a:b] for a, b in snippet.spans] == ["Lighthouse", "lighthouses"]
+    assert len(snippet.text) <= 210
+    phrase = snippet_in(body, parse_query('"lighthouse keeper" '))
+    assert [phrase.text[a:b] for a, b in phrase.spans] == ["Lighthouse-keeper"]
+
+
+def test_a_snippet_without_a_visible_match_is_the_start_of_the_text() -> None:
+    snippet = snippet_in("Un café noir, s'il vous plaît", parse_query("cafe "))
+    assert snippet.text == "Un café noir, s'il vous plaît"
+    assert snippet.spans == ()
