@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from acp_tui.client.agent.agent_client import connect  # noqa: E402
 from acp_tui.client.agent.launch import LaunchSpec  # noqa: E402
 from acp_tui.client.process.command import AgentCommand  # noqa: E402
-from acp_tui.client.session.transcript import MessageEntry  # noqa: E402
+from acp_tui.client.session.entries import MessageEntry  # noqa: E402
 from acp_tui.config.paths import HOME_ENV, Paths  # noqa: E402
 from acp_tui.config.settings import Settings  # noqa: E402
 from acp_tui.protocol.content import TextContent  # noqa: E402
@@ -85,7 +85,7 @@ def make_app(home: Path, *, theme: str | None = None, roots: tuple[Path, ...] = 
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(home / "demo-agent")]
     settings = Settings(theme=theme) if theme is not None else Settings()
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=PROJECT, name="demo"),
+        command=AgentCommand(argv, cwd=PROJECT, name="demo"),
         cwd=PROJECT,
         additional_directories=roots,
         is_demo=True,

@@ -12,7 +12,11 @@ from typing import Any
 
 import pytest
 
+from acp_tui.client.agent.agent_client import connect
+from acp_tui.client.workspace.agent_runtime import Connect
 from acp_tui.config.paths import HOME_ENV, Paths
+from tests import in_process
+from tests.in_process import REAL_AGENT, InProcessConnect
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -24,6 +28,25 @@ def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
     home = tmp_path / "acp-home"
     monkeypatch.setenv(HOME_ENV, str(home))
     return Paths.under(home)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--real-agents",
+        action="store_true",
+        help="run the demo agent as a real process in every test (as tests marked real_agent do)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def agent_connect(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Connect:
+    """How this test's Workspaces, apps and clients reach the demo agent: in the test's own
+    event loop (see ``tests/in_process.py``), or as a real process for a test marked
+    ``real_agent`` (and for every test with ``--real-agents``)."""
+    real = request.config.getoption("--real-agents") or request.node.get_closest_marker(REAL_AGENT)
+    chosen: Connect = connect if real else InProcessConnect()
+    monkeypatch.setattr(in_process, "current", chosen)
+    return chosen
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from acp_tui.client.agent.calls import session_matches
+from acp_tui.client.agent.rules import session_matches
 from acp_tui.client.history.session_list import ListingClient
 from acp_tui.client.safe_text import one_line, sanitize
 from acp_tui.protocol.methods import SessionInfo

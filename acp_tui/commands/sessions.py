@@ -33,8 +33,8 @@ from acp_tui.client.errors import AgentError, AgentExited, InitializeTimeout, Un
 from acp_tui.client.process.exit_signals import ExitSignals, exit_signals
 from acp_tui.client.safe_text import sanitize
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
+from acp_tui.client.workspace.events import SessionsChanged, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless
-from acp_tui.client.workspace.slots import SessionsChanged, WorkspaceEvent
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.commands.listing import (
     Scope,
@@ -297,14 +297,14 @@ async def _run_with_agent(job: _Job, signals: ExitSignals) -> int:
 def _require(ws: Workspace, agent: AgentRuntime, action: str, then: str = "") -> None:
     """Refuse ``action`` with the Workspace's reason (as the browser shows it)."""
     probe = SessionInfo(session_id="", cwd=str(Path.cwd()))
-    reason = ws.why_unavailable(agent, action, None if action == "list" else probe)
+    reason = ws.sessions.why_unavailable(agent, action, None if action == "list" else probe)
     if reason is not None:
         raise Unsupported(f"{reason}{then}")
 
 
 async def _list(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
     _require(ws, agent, "list", f"; {LIST_HINT}")
-    listing = await list_all(ws.listing(agent), job.scope)
+    listing = await list_all(ws.sessions.listing(agent), job.scope)
     if listing.incomplete:
         warn(f"{listing.incomplete}; the list may be incomplete")
     if job.json:
@@ -330,13 +330,15 @@ async def _delete(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
 
 async def _prune(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
     _require(ws, agent, "list", ", so it cannot say which sessions are old")
-    cannot_delete = ws.why_unavailable(agent, "delete", SessionInfo(session_id="", cwd="/"))
+    cannot_delete = ws.sessions.why_unavailable(
+        agent, "delete", SessionInfo(session_id="", cwd="/")
+    )
     if cannot_delete is not None:
         if not job.dry_run:
             raise Unsupported(cannot_delete)
         print(f"Note: {printable(cannot_delete)}; this can only list what would be pruned.")
     assert job.older_than is not None
-    listing = await list_all(ws.listing(agent), job.scope)
+    listing = await list_all(ws.sessions.listing(agent), job.scope)
     if listing.incomplete:
         warn(f"{listing.incomplete}; pruning what was listed")
     now = datetime.now(UTC)
@@ -372,7 +374,7 @@ async def _delete_each(ws: Workspace, agent: AgentRuntime, infos: list[SessionIn
 
     stop = ws.subscribe(deleted)
     try:
-        failures = await ws.delete_listed(agent, infos)
+        failures = await ws.sessions.delete_listed(agent, infos)
     finally:
         stop()
     for info, exc in failures:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -254,9 +253,7 @@ async def stream_chunks(ctx: TurnContext, count: int) -> None:
 
 async def crash(ctx: TurnContext) -> None:
     await ctx.stream(["Crashing ", "in three, ", "two, ", "one…"])
-    sys.stderr.write("acp-tui demo agent: crashing on purpose (keyword 'crash')\n")
-    sys.stderr.flush()
-    os._exit(3)
+    await ctx.exit_now(3, "acp-tui demo agent: crashing on purpose (keyword 'crash')")
 
 
 async def huge(ctx: TurnContext) -> None:

@@ -10,7 +10,6 @@ served: its method answers -32601.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
@@ -41,7 +40,7 @@ from acp_tui.demo_agent.settings import (
     set_config_option,
     set_mode,
 )
-from acp_tui.demo_agent.stdio import Output
+from acp_tui.demo_agent.stdio import ExitNow, Output, exit_process
 from acp_tui.demo_agent.store import SessionRecord, SessionStore
 from acp_tui.demo_agent.turn import TurnContext
 from acp_tui.protocol.connection import Connection, incoming_request_id
@@ -91,14 +90,18 @@ class DemoAgent:
         store: SessionStore,
         output: Output,
         v2: Callable[[DemoAgent], Dialect] | None = None,
+        exit_now: ExitNow = exit_process,
     ) -> None:
-        """``v2`` builds the v2 draft's dialect, needed when ``options.protocol`` is 2."""
+        """``v2`` builds the v2 draft's dialect, needed when ``options.protocol`` is 2;
+        ``exit_now`` ends the agent when it crashes on purpose (its process, unless it runs
+        inside another program's event loop)."""
         if options.protocol >= 2 and v2 is None:
             raise ValueError("serving protocol 2 needs the v2 dialect")
         self.options = options
         self.v2 = v2
         self.store = store
         self.output = output
+        self.exit_now = exit_now
         self.client = ClientCaps()
         self.authenticated = not options.require_auth or has_credentials(options.data_dir)
         self.live: dict[str, LiveSession] = {}
@@ -358,9 +361,7 @@ class DemoAgent:
         if self.options.auth_elicit and self.client.elicitation_form:
             await self._ask_account()
         if self.options.faulty("login-exits"):
-            sys.stderr.write("acp-tui demo agent: the login crashed (fault login-exits)\n")
-            sys.stderr.flush()
-            os._exit(3)
+            await self.exit_now(3, "acp-tui demo agent: the login crashed (fault login-exits)")
         self.authenticated = True
         return {}
 
@@ -562,4 +563,5 @@ class DemoAgent:
             delay=self.options.delay_ms / 1000,
             send_live=send_live,
             mcp_servers=live.mcp_servers if live is not None else (),
+            exit_now=self.exit_now,
         )

@@ -12,12 +12,22 @@ import select
 import stat
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
 READ_SIZE = 65536
+
+ExitNow = Callable[[int, str], Awaitable[NoReturn]]
+"""Ends the agent at once with an exit code, after saying ``why`` on stderr (a crash)."""
+
+
+async def exit_process(code: int, why: str) -> NoReturn:
+    """End the agent's process now, as a crashing agent does: no reply, no cleanup."""
+    sys.stderr.write(f"{why}\n")
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _std_fd(stream: Any, default: int) -> int:
@@ -102,17 +112,15 @@ class StdinStream(ByteReceiveStream):
         self._eof = True
 
 
-class StdoutStream(ByteSendStream):
-    """Writes whole byte strings to a file descriptor (stdout by default), one at a time.
+class WatchedOutput(ByteSendStream):
+    """The agent's output: whole byte strings written one at a time, counted.
 
     ``after(marker)`` returns an event set once a write containing ``marker`` has gone out, which
-    lets the agent send a notification strictly after the reply it belongs behind.
+    lets the agent send a notification strictly after the reply it belongs behind. Subclasses
+    say where the bytes go (``_write``).
     """
 
-    def __init__(self, fd: int | None = None) -> None:
-        self._fd = _std_fd(sys.__stdout__, 1) if fd is None else fd
-        self._poll = _pollable(self._fd)
-        self._regular = _regular_file(self._fd)
+    def __init__(self) -> None:
         self._lock = anyio.Lock()
         self._watchers: list[tuple[bytes, anyio.Event]] = []
         self._closed = False
@@ -140,6 +148,22 @@ class StdoutStream(ByteSendStream):
                 entry[1].set()
 
     async def _write(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+
+class StdoutStream(WatchedOutput):
+    """Writes whole byte strings to a file descriptor (stdout by default), one at a time."""
+
+    def __init__(self, fd: int | None = None) -> None:
+        super().__init__()
+        self._fd = _std_fd(sys.__stdout__, 1) if fd is None else fd
+        self._poll = _pollable(self._fd)
+        self._regular = _regular_file(self._fd)
+
+    async def _write(self, data: bytes) -> None:
         if self._regular:
             _write_all(self._fd, data)  # a regular file never blocks for long
             return
@@ -152,6 +176,3 @@ class StdoutStream(ByteSendStream):
             return
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(_write_all, self._fd, data)
-
-    async def aclose(self) -> None:
-        self._closed = True

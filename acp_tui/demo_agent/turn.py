@@ -17,6 +17,7 @@ import anyio
 import anyio.lowlevel
 
 from acp_tui.demo_agent.options import ClientCaps
+from acp_tui.demo_agent.stdio import ExitNow, exit_process
 from acp_tui.demo_agent.store import SessionRecord, SessionStore
 
 Update = dict[str, Any]
@@ -68,6 +69,8 @@ class TurnContext:
     """Sends an update without recording it (live events such as notices); None: ``emit``."""
     mcp_servers: tuple[str, ...] = ()
     """The MCP servers the client gave the session, described (for the ``mcp`` keyword)."""
+    exit_now: ExitNow = exit_process
+    """Ends the agent at once (the ``crash`` keyword)."""
 
     @property
     def session_id(self) -> str:

@@ -2,8 +2,8 @@
 
 The App is thin: themes, the chat screen, global bindings and palette commands, and the Workspace
 (`acp_tui.client.workspace.workspace`), which owns the agents and sessions. It subscribes once to
-the Workspace and posts every event to the chat screen as a message; the Workspace's questions are
-answered with dialogs (`acp_tui.ui.dialog_interaction`).
+the Workspace and posts every event to the chat screen as the message of its kind; the
+Workspace's questions are answered with dialogs (`acp_tui.ui.dialog_interaction`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from textual.worker import Worker
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.ui.chat import ChatScreen
-from acp_tui.ui.messages import WorkspaceMessage
+from acp_tui.ui.messages import workspace_message
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
 from acp_tui.ui.toasts import PlainToasts
@@ -31,7 +31,9 @@ from acp_tui.ui.toasts import PlainToasts
 if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
     from acp_tui.client.session.live_session import LiveSession
-    from acp_tui.client.workspace.slots import SessionSlot, WorkspaceEvent
+    from acp_tui.client.workspace.agent_runtime import Connect
+    from acp_tui.client.workspace.events import WorkspaceEvent
+    from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.dialog_interaction import DialogInteraction, TerminalRunner
 
@@ -53,6 +55,10 @@ class AcpApp(PlainToasts):
         Binding("f12", "wire_inspector", "Wire", show=False),
     ]
 
+    connect: Connect | None = None
+    """How the Workspace reaches its agents; None: the core's `connect`, which starts each
+    agent's process. Tests set one that runs the demo agent in their own event loop."""
+
     def __init__(self, launch: LaunchSpec, *, paths: Paths | None = None) -> None:
         super().__init__()
         self.launch = launch
@@ -65,6 +71,9 @@ class AcpApp(PlainToasts):
         """How a terminal login runs (None: on the real terminal, the app suspended)."""
         self._workspace_worker: Worker[None] | None = None
         self._quit_requested = False
+        self.early_input: list[events.Key | events.Paste] | None = []
+        """Keys typed before anything had the focus (the first frame was not out yet): kept,
+        and given to the prompt in order once it has the focus. None once that happened."""
         # The theme files are read before the first frame only when it needs one of them: a
         # theme of Textual's own (the default) that no user theme file could replace can go
         # first, and the files follow one frame later, for the command palette.
@@ -78,15 +87,39 @@ class AcpApp(PlainToasts):
             self.theme_problems = install_themes(self, launch.settings.theme, self.paths)
         self.saved_theme = self.theme
 
+    async def on_event(self, event: events.Event) -> None:
+        """Keep the keys typed before the first frame, for the prompt (a terminal delivers
+        them as soon as the app reads its input; nothing could take them yet)."""
+        if self.early_input is not None and isinstance(event, events.Key | events.Paste):
+            if self.focused is None:
+                self.early_input.append(event)
+                return
+            await self.replay_early_input()
+        await super().on_event(event)
+
+    @on(events.DescendantFocus)
+    async def replay_early_input(self) -> None:
+        """Something has the focus (the prompt, on start): the keys kept go to it, in order.
+
+        An Enter typed while the terminal was still in its line mode (before Textual set it
+        raw) arrives as a line feed, which the prompt reads as Ctrl+J (a new line): it was an
+        Enter, and is given as one.
+        """
+        early, self.early_input = self.early_input, None
+        for event in early or ():
+            if isinstance(event, events.Key) and event.key == "ctrl+j":
+                event = events.Key("enter", "\r")
+            await super().on_event(event)
+
     def get_default_screen(self) -> Screen[None]:
         return self.chat_screen
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver for this platform, silent while the app is suspended (see
-        `acp_tui.ui.suspend`)."""
-        from acp_tui.ui.suspend import silent_while_suspended
+        """Textual's driver for this platform, silent while the app is suspended and reading
+        keys as terminals send them (see `acp_tui.ui.driver`)."""
+        from acp_tui.ui.driver import terminal_driver
 
-        return silent_while_suspended(super().get_driver_class())
+        return terminal_driver(super().get_driver_class())
 
     # -- start and stop ----------------------------------------------------------------------
 
@@ -125,7 +158,6 @@ class AcpApp(PlainToasts):
             return
         self.interaction = DialogInteraction(
             self,
-            focus_slot=self.focus_slot,
             cancel_turn=self.cancel_turn,
             run_interactive=self.run_interactive,
         )
@@ -134,24 +166,21 @@ class AcpApp(PlainToasts):
             interaction=self.interaction,
             project=self.launch.cwd,
             wire_log=self.launch.wire_log,
+            connect=self.connect or core.connect,
         )
-        self.interaction.permissions = workspace.permissions
+        self.interaction.permissions = workspace.questions.permissions
         from acp_tui.ui.library_feed import history_library  # indexes what is recorded
 
         async with history_library(self, workspace.cache, self.paths, self.launch), workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)
             workspace.subscribe(self.post_workspace_event)
-            agent = workspace.agent_for(self.launch)
-            launch = self.launch
-            if launch.continue_last or launch.session_id:
-                self.run_worker(workspace.open_continued(agent, launch.cwd, launch.session_id))
-            else:
-                workspace.open_new(agent, launch.cwd, launch.additional_directories)
+            workspace.open_launch(self.launch)
             await workspace.wait_closed()
 
     def post_workspace_event(self, event: WorkspaceEvent) -> None:
-        self.chat_screen.post_message(WorkspaceMessage(event))
+        """Every Workspace event goes to the chat screen as the message of its kind."""
+        self.chat_screen.post_message(workspace_message(event))
 
     async def on_unmount(self) -> None:
         """Stop every agent (gracefully, boundedly) before the loop goes away."""
@@ -215,13 +244,9 @@ class AcpApp(PlainToasts):
         """The chat screen (its ``current_pane`` is the tab shown)."""
         return self.chat_screen
 
-    def focus_slot(self, slot: SessionSlot) -> None:
-        if self.workspace is not None:
-            self.workspace.focus(slot)
-
     def cancel_turn(self, slot: SessionSlot) -> None:
         if self.workspace is not None:
-            self.workspace.cancel_turn(slot)
+            self.workspace.prompts.cancel_turn(slot)
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -257,7 +282,7 @@ class AcpApp(PlainToasts):
         """Pick the extra roots of a new session in the roots dialog, then open it."""
         from acp_tui.ui.session_commands import new_session_with_roots
 
-        new_session_with_roots(self, self.workspace, self.slot, self.launch, self.paths)
+        new_session_with_roots(self, self.workspace, self.slot, self.launch)
 
     def action_wire_inspector(self) -> None:
         """Show the current agent's JSON-RPC traffic."""

@@ -1,9 +1,10 @@
 """Provides ChatScreen: the session browser, the tabs and one chat pane per open session.
 
-The screen keeps the panes, the tabs and the browser in step with the Workspace: each
-`WorkspaceMessage` (a Workspace event, posted by the App) is applied here, and nothing else
-changes what is shown. Panes act on their own slot; the screen handles what spans them: which
-tab is shown, the keys that switch tabs, and the keys that act on the current pane.
+The screen keeps the panes, the tabs and the browser in step with the Workspace: each Workspace
+event arrives as its own message (`acp_tui.ui.messages`, posted by the App) and has its own
+handler here, which renders what that change touches, once; nothing else changes what is shown.
+Panes act on their own slot; the screen handles what spans them: which tab is shown, the keys
+that switch tabs, and the keys that act on the current pane.
 
 The first frame has one pane (status line, prompt) and stand-ins for the rest; `views_arrived`
 puts the views in once the core is imported (see `acp_tui.ui.startup`).
@@ -23,14 +24,17 @@ from textual.widgets import ContentSwitcher
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 from acp_tui.store.history import history_for_project
+from acp_tui.ui import messages
 from acp_tui.ui.memory import settle_memory
-from acp_tui.ui.messages import TabChosen, WorkspaceMessage
+from acp_tui.ui.messages import TabChosen
 from acp_tui.ui.startup import StandIn, Startup, replace_stand_in
 from acp_tui.ui.widgets.chat_pane import ChatPane
 from acp_tui.ui.widgets.footer import QuietFooter
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.browser.panel import SessionBrowser
@@ -86,7 +90,7 @@ class ChatScreen(Screen[None]):
         """The core is imported: the browser, the tabs and the first pane's views go in."""
         for stand_in in list(self.query(StandIn).results()):
             if stand_in.kind == "browser":
-                browser = core.session_browser(self.launch.cwd, self.paths, id="browser")
+                browser = core.session_browser(self.launch.cwd, id="browser")
                 await replace_stand_in(stand_in, browser)
                 self.browser = browser
             elif stand_in.kind == "tabs":
@@ -116,51 +120,112 @@ class ChatScreen(Screen[None]):
     def pane_of(self, slot: SessionSlot) -> ChatPane | None:
         return self.panes.get(slot.id)
 
-    # -- Workspace events --------------------------------------------------------------------
+    # -- Workspace events: one handler per kind ----------------------------------------------
 
-    @on(WorkspaceMessage)
-    async def apply_event(self, message: WorkspaceMessage) -> None:
-        from acp_tui.client.workspace import slots as ev
+    @on(messages.SlotAdded)
+    async def slot_added(self, message: messages.SlotAdded) -> None:
+        if self.workspace is not None:
+            await self.add_pane(message.event.slot, self.workspace)
 
+    @on(messages.SlotRemoved)
+    async def slot_removed(self, message: messages.SlotRemoved) -> None:
+        await self.remove_pane(message.event.slot)
+
+    @on(messages.CurrentChanged)
+    def current_changed(self, message: messages.CurrentChanged) -> None:
+        if self.workspace is not None:
+            self.show_current(message.event.slot, self.workspace)
+
+    @on(messages.SlotStateChanged)
+    def slot_state_changed(self, message: messages.SlotStateChanged) -> None:
+        """Its status line, its queue's reason, its tab and its row's tags follow the state."""
+        slot = message.event.slot
+        pane = self.pane_of(slot)
+        if pane is not None:
+            pane.refresh_status()
+            pane.refresh_queue()
+        self.refresh_tab(slot)
+        if self.browser is not None:
+            self.browser.render_rows()
+
+    @on(messages.QueueChanged)
+    def queue_changed(self, message: messages.QueueChanged) -> None:
+        slot = message.event.slot
+        pane = self.pane_of(slot)
+        if pane is not None:
+            pane.refresh_queue()
+        self.refresh_tab(slot)
+
+    @on(messages.AttentionChanged)
+    def attention_changed(self, message: messages.AttentionChanged) -> None:
+        """A tab in the background wants the user: its tab and row say why, with a bell."""
+        slot = message.event.slot
+        self.refresh_tab(slot)
+        if slot.attention is not None:
+            self.app.bell()
+        if self.browser is not None:
+            self.browser.render_rows()
+
+    @on(messages.TurnChanged)
+    def turn_changed(self, message: messages.TurnChanged) -> None:
+        self.refresh_slot_status(message.event.slot)
+
+    @on(messages.SessionInfoChanged)
+    def session_info_changed(self, message: messages.SessionInfoChanged) -> None:
+        """A session's title: its tab and status line where it is shown, and its row."""
         event, ws = message.event, self.workspace
+        slot = ws.board.slot_showing(event.agent, event.session_id) if ws is not None else None
+        if slot is not None:
+            self.refresh_slot_status(slot)
+        if self.browser is not None:
+            self.browser.session_info_changed(event)
+
+    @on(messages.SessionShown)
+    async def session_shown(self, message: messages.SessionShown) -> None:
+        slot = message.event.slot
+        pane = self.pane_of(slot)
+        if pane is not None:
+            pane.show_session()
+        self.refresh_tab(slot)
+        if self.browser is not None:
+            self.browser.agent_ready()
+        settle_memory()  # startup and any replayed history are long-lived from here on
+        if not self.registry_offered:  # once, after the demo agent is up: it never waits
+            self.registry_offered = True
+            await self.app.run_action("add_agent(True)")
+
+    @on(messages.AgentChanged)
+    def agent_changed(self, message: messages.AgentChanged) -> None:
+        """The tabs of the agent show its status; the browser lists it afresh once it is back."""
+        agent, ws = message.event.agent, self.workspace
         if ws is None:
             return
-        if isinstance(event, ev.SlotAdded):
-            await self.add_pane(event.slot, ws)
-        elif isinstance(event, ev.SlotRemoved):
-            await self.remove_pane(event.slot)
-        elif isinstance(event, ev.CurrentChanged):
-            self.show_current(event.slot, ws)
-        elif isinstance(event, ev.SlotChanged):
-            self.slot_changed(event.slot, event.what)
-        elif isinstance(event, ev.SessionShown):
-            pane = self.pane_of(event.slot)
-            if pane is not None:
-                pane.show_session()
-            self.refresh_tab(event.slot)
-            if self.browser is not None:
-                self.browser.agent_ready()
-            settle_memory()  # startup and any replayed history are long-lived from here on
-            if not self.registry_offered:  # once, after the demo agent is up: it never waits
-                self.registry_offered = True
-                await self.app.run_action("add_agent(True)")
-        elif isinstance(event, ev.AgentChanged):
-            for slot in ws.slots_of(event.agent):
-                self.slot_changed(slot, "status")
-            if self.browser is not None and self.browser.agent is event.agent:
-                self.browser.agent_ready()
-        elif isinstance(event, ev.Notice):
-            severity = "information" if event.level == "info" else event.level
-            self.app.notify(event.text, severity=severity, timeout=10, markup=False)
-        elif isinstance(event, ev.DraftsReturned):
-            pane = self.pane_of(event.slot)
-            if pane is not None:
-                pane.return_drafts(event.texts)
-        elif isinstance(event, ev.ActionProgress):
-            if self.browser is not None:
-                self.browser.show_progress_of(event)
-        elif isinstance(event, ev.SessionsChanged) and self.browser is not None:
-            self.browser.sessions_changed(event)
+        for slot in ws.board.slots_of(agent):
+            self.refresh_slot_status(slot)
+        if self.browser is not None and self.browser.agent is agent:
+            self.browser.agent_ready()
+
+    @on(messages.Notice)
+    def notice(self, message: messages.Notice) -> None:
+        event = message.event
+        severity: SeverityLevel = "information" if event.level == "info" else event.level
+        self.app.notify(event.text, severity=severity, timeout=10, markup=False)
+
+    @on(messages.DraftsReturned)
+    def drafts_returned(self, message: messages.DraftsReturned) -> None:
+        pane = self.pane_of(message.event.slot)
+        if pane is not None:
+            pane.return_drafts(message.event.texts)
+
+    @on(messages.ActionProgress)
+    def action_progress(self, message: messages.ActionProgress) -> None:
+        if self.browser is not None:
+            self.browser.show_progress_of(message.event)
+
+    @on(messages.SessionsChanged)
+    def sessions_changed(self, message: messages.SessionsChanged) -> None:
+        if self.browser is not None:
+            self.browser.sessions_changed(message.event)
 
     async def add_pane(self, slot: SessionSlot, ws: Workspace) -> None:
         first = self.query_one(f"#{FIRST_PANE}", ChatPane)
@@ -199,17 +264,12 @@ class ChatScreen(Screen[None]):
                 self.browser.render_rows()
         pane.prompt.focus()
 
-    def slot_changed(self, slot: SessionSlot, what: str) -> None:
+    def refresh_slot_status(self, slot: SessionSlot) -> None:
+        """Render the slot's status line and its tab again."""
         pane = self.pane_of(slot)
         if pane is not None:
             pane.refresh_status()
-            if what in ("queue", "state"):
-                pane.refresh_queue()
         self.refresh_tab(slot)
-        if what == "attention" and slot.attention is not None:
-            self.app.bell()  # a session in the background wants the user
-        if what in ("attention", "state", "title") and self.browser is not None:
-            self.browser.render_rows()
 
     def refresh_tab(self, slot: SessionSlot) -> None:
         from acp_tui.ui.widgets.session_tabs import tab_label
@@ -226,7 +286,7 @@ class ChatScreen(Screen[None]):
         """A tab was clicked: make its slot the current one."""
         ws = self.workspace
         if ws is not None:
-            ws.focus(next((s for s in ws.slots if s.id == event.slot_id), None))
+            ws.board.focus(next((s for s in ws.slots if s.id == event.slot_id), None))
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -256,12 +316,12 @@ class ChatScreen(Screen[None]):
 
     def action_step_tab(self, step: int) -> None:
         if self.workspace is not None:
-            self.workspace.focus_step(step)
+            self.workspace.board.focus_step(step)
 
     def action_go_to_tab(self, number: int) -> None:
         ws = self.workspace
         if ws is not None and 0 < number <= len(ws.slots):
-            ws.focus(ws.slots[number - 1])
+            ws.board.focus(ws.slots[number - 1])
 
     def toggle_browser(self) -> None:
         """Show the session browser, widen it, hide it."""

@@ -1,9 +1,10 @@
 """Provides DialogInteraction: the Workspace's questions answered with the app's dialogs.
 
 Permission, elicitation (a form or a URL), running an agent's command, login method and "go on
-without the extra roots?" are modal dialogs; a terminal login suspends the app and runs the
-agent's own command on the real terminal. Dialogs are imported when shown (they need the
-protocol models, which the first frame does not).
+without the extra roots?" are modal dialogs, shown over the tab the Workspace made current for
+the question (`acp_tui.client.workspace.questions` decides when and where one is asked); a
+terminal login suspends the app and runs the agent's own command on the real terminal. Dialogs
+are imported when shown (they need the protocol models, which the first frame does not).
 """
 
 from __future__ import annotations
@@ -84,12 +85,10 @@ class DialogInteraction:
         self,
         app: App[int],
         *,
-        focus_slot: Callable[[SessionSlot], None],
         cancel_turn: Callable[[SessionSlot], None],
         run_interactive: TerminalRunner | None = None,
     ) -> None:
         self.app = app
-        self.focus_slot = focus_slot
         self.cancel_turn = cancel_turn
         self.run_interactive: TerminalRunner = run_interactive or self.run_in_terminal
         """How a terminal login runs (tests give another)."""
@@ -107,7 +106,6 @@ class DialogInteraction:
         )
         from acp_tui.ui.dialogs.permission import PermissionDialog
 
-        self.focus_slot(slot)
         queue = self.permissions
         dialog = PermissionDialog(request, waiting=queue.waiting if queue is not None else 0)
         unsubscribe = (
@@ -137,8 +135,6 @@ class DialogInteraction:
         from acp_tui.ui.dialogs.elicitation_form import ElicitationFormDialog
         from acp_tui.ui.dialogs.elicitation_url import ElicitationUrlDialog
 
-        if slot is not None:
-            self.focus_slot(slot)
         queue = self.permissions
         waiting = queue.waiting if queue is not None else 0
         url = elicitation.mode == "url"
@@ -173,7 +169,6 @@ class DialogInteraction:
         """Ask whether the agent may run a command, over the asking session's tab."""
         from acp_tui.ui.dialogs.terminal import TerminalDialog
 
-        self.focus_slot(slot)
         return await ask(self.app, TerminalDialog(request))
 
     async def choose_auth_method(

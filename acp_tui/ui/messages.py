@@ -1,29 +1,172 @@
-"""Provides the app's Textual messages: Workspace events as messages, and widget requests.
+"""Provides the app's Textual messages: one per kind of Workspace event, and widget requests.
 
-The App subscribes once to the Workspace and posts each event to the chat screen as
-`WorkspaceMessage`, so every change is handled on Textual's loop, in order, by ``@on`` handlers.
-Widgets ask for things with the request messages here, which screens can handle without
-importing the widgets (they arrive after the first frame).
+The App subscribes once to the Workspace and posts each event to the chat screen as the message
+of its kind (`workspace_message`), so every change is handled on Textual's loop, in order, by its
+own ``@on`` handler. Each message carries its event (`acp_tui.client.workspace.events`) as
+``event``. Widgets ask for things with the request messages at the end, which screens can
+handle without importing the widgets (they arrive after the first frame).
+
+The events module imports only the standard library, so this module costs the first frame
+nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from textual.message import Message
 
-if TYPE_CHECKING:
-    from acp_tui.client.workspace.slots import WorkspaceEvent
+from acp_tui.client.workspace import events
 
-__all__ = ["OptionChosen", "TabChosen", "WorkspaceMessage"]
+__all__ = [
+    "ActionProgress",
+    "AgentChanged",
+    "AttentionChanged",
+    "CurrentChanged",
+    "DraftsReturned",
+    "Notice",
+    "OptionChosen",
+    "QueueChanged",
+    "SessionInfoChanged",
+    "SessionShown",
+    "SessionsChanged",
+    "SlotAdded",
+    "SlotRemoved",
+    "SlotStateChanged",
+    "TabChosen",
+    "TurnChanged",
+    "workspace_message",
+]
+
+
+# -- Workspace events ----------------------------------------------------------------------------
 
 
 @dataclass
-class WorkspaceMessage(Message):
-    """Something happened in the Workspace (see `acp_tui.client.workspace.slots` for the events)."""
+class AgentChanged(Message):
+    """An agent's state or status changed."""
 
-    event: WorkspaceEvent
+    event: events.AgentChanged
+
+
+@dataclass
+class SlotAdded(Message):
+    """A tab was added."""
+
+    event: events.SlotAdded
+
+
+@dataclass
+class SlotRemoved(Message):
+    """A tab was closed."""
+
+    event: events.SlotRemoved
+
+
+@dataclass
+class CurrentChanged(Message):
+    """Another tab is the current one."""
+
+    event: events.CurrentChanged
+
+
+@dataclass
+class SlotStateChanged(Message):
+    """A tab's state (and its status words) changed."""
+
+    event: events.SlotStateChanged
+
+
+@dataclass
+class QueueChanged(Message):
+    """A tab's queued prompts changed."""
+
+    event: events.QueueChanged
+
+
+@dataclass
+class AttentionChanged(Message):
+    """A tab in the background wants the user, or no longer does."""
+
+    event: events.AttentionChanged
+
+
+@dataclass
+class TurnChanged(Message):
+    """The turn's state in a tab's session changed."""
+
+    event: events.TurnChanged
+
+
+@dataclass
+class SessionShown(Message):
+    """A tab shows another transcript (its session opened or was replaced)."""
+
+    event: events.SessionShown
+
+
+@dataclass
+class SessionInfoChanged(Message):
+    """The agent renamed or touched one of its sessions."""
+
+    event: events.SessionInfoChanged
+
+
+@dataclass
+class Notice(Message):
+    """Something to tell the user in passing."""
+
+    event: events.Notice
+
+
+@dataclass
+class DraftsReturned(Message):
+    """Queued prompts came back to the draft."""
+
+    event: events.DraftsReturned
+
+
+@dataclass
+class ActionProgress(Message):
+    """Progress of a session action started from the browser."""
+
+    event: events.ActionProgress
+
+
+@dataclass
+class SessionsChanged(Message):
+    """The agent's list of sessions gained or lost sessions."""
+
+    event: events.SessionsChanged
+
+
+MESSAGES: dict[type[Any], Callable[[Any], Message]] = {
+    events.AgentChanged: AgentChanged,
+    events.SlotAdded: SlotAdded,
+    events.SlotRemoved: SlotRemoved,
+    events.CurrentChanged: CurrentChanged,
+    events.SlotStateChanged: SlotStateChanged,
+    events.QueueChanged: QueueChanged,
+    events.AttentionChanged: AttentionChanged,
+    events.TurnChanged: TurnChanged,
+    events.SessionShown: SessionShown,
+    events.SessionInfoChanged: SessionInfoChanged,
+    events.Notice: Notice,
+    events.DraftsReturned: DraftsReturned,
+    events.ActionProgress: ActionProgress,
+    events.SessionsChanged: SessionsChanged,
+}
+"""The message of each kind of event."""
+
+
+def workspace_message(event: events.WorkspaceEvent) -> Message:
+    """The Textual message that carries ``event``."""
+    return MESSAGES[type(event)](event)
+
+
+# -- requests from widgets -----------------------------------------------------------------------
 
 
 @dataclass

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
-    from acp_tui.config.paths import Paths
 
 __all__ = [
     "app_commands",
@@ -89,7 +88,7 @@ def tab_commands(
         yield SystemCommand(
             f"Switch to tab {number}: {title}",
             f"{sanitize(slot.agent.display_name, NAME_LIMIT)} · {slot.cwd} (Alt+{number})",
-            lambda slot=slot: ws.focus(slot),
+            lambda slot=slot: ws.board.focus(slot),
         )
 
 
@@ -107,7 +106,7 @@ def logout_commands(
     yield SystemCommand(
         f"Log out of {sanitize(agent.display_name)}",
         f"End the login ({method}); the agent asks you to log in again when it needs to",
-        lambda: app.run_worker(ws.log_out(agent), group="logout"),
+        lambda: app.run_worker(ws.login.log_out(agent), group="logout"),
     )
 
 
@@ -120,7 +119,7 @@ def restart_agent(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     """Restart the tab's agent, also while it runs or hangs; asks first when a turn would be
     cut short (the restart stops it: the agent's process is replaced)."""
     agent = slot.agent
-    running = [s for s in ws.slots_of(agent) if s.busy]
+    running = [s for s in ws.board.slots_of(agent) if s.busy]
     if not running:
         ws.restart(agent)
         return
@@ -181,74 +180,39 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
 
 
 def new_session_with_roots(
-    app: App[int],
-    ws: Workspace | None,
-    slot: SessionSlot | None,
-    launch: LaunchSpec,
-    paths: Paths,
+    app: App[int], ws: Workspace | None, slot: SessionSlot | None, launch: LaunchSpec
 ) -> None:
     """Ctrl+N: choose the agent (when several could take it) and the extra roots, then open a
     new session in a new tab."""
     if ws is None or slot is None:
         app.notify("The agent is still starting.", severity="warning")
         return
-    app.run_worker(new_session_flow(app, ws, slot, launch, paths), group="new-session")
+    app.run_worker(new_session_flow(app, ws, slot, launch), group="new-session")
 
 
 async def new_session_flow(
-    app: App[int], ws: Workspace, slot: SessionSlot, launch: LaunchSpec, paths: Paths
+    app: App[int], ws: Workspace, slot: SessionSlot, launch: LaunchSpec
 ) -> None:
-    from acp_tui.client.agent.launch import LaunchError, resolve_launch
-    from acp_tui.store.recent_roots import recent_roots_for_project
+    """Ask which agent (when several could take it), let the Workspace get it ready, ask for
+    the extra roots, and let the Workspace open the session (or stop the agent it started)."""
     from acp_tui.ui.dialog_interaction import ask
     from acp_tui.ui.dialogs.agent_choice import CURRENT, AgentChoiceDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
 
-    agent = slot.agent
-    cwd, roots = slot.cwd, slot.additional_directories
     settings = launch.settings
     names = [*sorted(n for n in settings.agents if n != DEMO_AGENT_NAME), DEMO_AGENT_NAME]
-    current = agent.launch.agent.name
+    current = slot.agent.launch.command.name
+    chosen: str | None = None
     if any(name != current for name in names):
         choice = await ask(app, AgentChoiceDialog(current, names, settings))
         if choice is None:
             return
-        if choice != CURRENT:
-            try:
-                other = resolve_launch(
-                    cwd=cwd,
-                    agent_name=choice,
-                    command=None,
-                    settings=settings,
-                    paths=paths,
-                    protocol=None,
-                )
-            except LaunchError as exc:
-                app.notify(f"Cannot start {choice}: {exc}", severity="error")
-                return
-            agent = ws.agent_for(other)
-            roots = other.additional_directories
-    if not agent.alive:
-        app.notify(f"Starting {agent.display_name}…")
-        try:
-            await agent.wait_ready()
-        except Exception as exc:
-            app.notify(f"{agent.display_name} did not start: {exc}", severity="error")
-            if not ws.slots_of(agent):
-                agent.stop()
-            return
-    caps = agent.capabilities
-    if caps is None:
+        chosen = None if choice == CURRENT else choice
+    offer = await ws.offer_new_session(slot, chosen, settings)
+    if offer is None:
         return
     dialog = RootsDialog(
-        cwd,
-        roots,
-        recent_roots_for_project(cwd, paths).load(),
-        supported=caps.additional_directories,
-        reason=caps.why_not("additional_directories"),
+        offer.cwd, offer.roots, offer.recent, supported=offer.supported, reason=offer.reason
     )
     result = await ask(app, dialog)
-    if result is not None:
-        ws.open_new(agent, cwd, result.roots)
-    elif not ws.slots_of(agent):
-        agent.stop()  # started only for this
+    ws.open_offered(offer, result.roots if result is not None else None)

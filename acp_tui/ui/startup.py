@@ -27,6 +27,7 @@ from textual.widgets import Static
 from acp_tui.ui.memory import settle_memory, tune_collector
 
 if TYPE_CHECKING:
+    from acp_tui.client.workspace.agent_runtime import Connect
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.browser.panel import SessionBrowser
     from acp_tui.ui.transcript.view import TranscriptView
@@ -41,6 +42,8 @@ class Core:
     """The classes that arrive after the first frame."""
 
     workspace: type[Workspace]
+    connect: Connect
+    """How the Workspace reaches an agent: it starts the agent's process."""
     transcript_view: type[TranscriptView]
     session_options: type[SessionOptions]
     session_browser: type[SessionBrowser]
@@ -49,13 +52,14 @@ class Core:
 
 def _import_core() -> Core:
     """Import the core (in a worker thread)."""
+    from acp_tui.client.agent.agent_client import connect
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.browser.panel import SessionBrowser
     from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.session_options import SessionOptions
     from acp_tui.ui.widgets.session_tabs import SessionTabs
 
-    return Core(Workspace, TranscriptView, SessionOptions, SessionBrowser, SessionTabs)
+    return Core(Workspace, connect, TranscriptView, SessionOptions, SessionBrowser, SessionTabs)
 
 
 def pause_collection() -> None:

@@ -10,7 +10,17 @@ import pytest
 
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.workspace.agent_runtime import Connect
 from acp_tui.ui.app import AcpApp
+from tests.in_process import InProcessConnect
+
+
+@pytest.fixture(autouse=True)
+def app_connect(agent_connect: Connect, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every app of the test reaches the demo agent as ``agent_connect`` says (in-process
+    unless the test is marked ``real_agent``)."""
+    if isinstance(agent_connect, InProcessConnect):
+        monkeypatch.setattr(AcpApp, "connect", agent_connect)
 
 
 @pytest.fixture
@@ -34,7 +44,7 @@ def make_app(tmp_path: Path, project: Path) -> Callable[..., AcpApp]:
         if protocol >= 2:
             argv += ["--protocol", str(protocol)]
         launch = LaunchSpec(
-            agent=AgentCommand([*argv, *agent_args], cwd=project, name="demo"),
+            command=AgentCommand([*argv, *agent_args], cwd=project, name="demo"),
             cwd=project,
             additional_directories=additional,
             protocol_version=protocol,

@@ -11,7 +11,7 @@ from textual.app import SystemCommand
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from acp_tui.client.session.transcript import MessageEntry, NoticeEntry
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry
 from acp_tui.client.workspace.interaction import TerminalRun
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.auth import AuthDialog
@@ -79,6 +79,7 @@ async def settled_bar(pilot: Pilot[int], app: AcpApp) -> None:
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # a terminal login restarts the agent's process
 async def test_terminal_login_runs_the_agent_command_then_reconnects(
     make_app: Callable[..., AcpApp], tmp_path: Path, protocol: int
 ) -> None:
@@ -95,7 +96,7 @@ async def test_terminal_login_runs_the_agent_command_then_reconnects(
         await choose_auth(pilot, app, "Log in from the terminal")
         await wait_for(pilot, lambda: app.session is not None, seconds=30)
         [(argv, env)] = ran
-        assert argv[: len(app.launch.agent.argv)] == list(app.launch.agent.argv)
+        assert argv[: len(app.launch.command.argv)] == list(app.launch.command.argv)
         assert argv[-1] == "--login"
         assert env["ACP_TUI_DEMO_LOGIN"] == "1"
         assert not isinstance(app.screen, AuthDialog)
@@ -113,6 +114,7 @@ async def test_cancelled_login_is_reported(make_app: Callable[..., AcpApp]) -> N
         await wait_for(pilot, lambda: "login cancelled" in screen_text(app))
 
 
+@pytest.mark.real_agent  # a terminal login restarts the agent's process
 async def test_a_failed_terminal_login_says_why_and_asks_again(
     make_app: Callable[..., AcpApp],
 ) -> None:
@@ -132,6 +134,7 @@ async def test_a_failed_terminal_login_says_why_and_asks_again(
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # the process exits (code 3), then a restart starts another
 async def test_crash_mid_turn_keeps_transcript_and_draft_then_restart_resumes(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch, protocol: int
 ) -> None:

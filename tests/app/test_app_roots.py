@@ -50,7 +50,8 @@ async def test_cancelling_leaves_the_app_up_without_a_session(
         assert app.agent_alive
         assert app.workspace is not None
         assert app.slot is not None
-        queued = app.workspace.submit(app.slot, "hello")  # kept, and the session tried again
+        # kept, and the session tried again
+        queued = app.workspace.prompts.submit(app.slot, "hello")
         assert queued is not None
         assert [p.text for p in app.slot.queue] == ["hello"]
         await wait_for_screen(pilot, RootsDialog)

@@ -12,6 +12,9 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for
 
+# The smoke set: the app on the demo agent as a real process, started, talked to and reaped.
+pytestmark = pytest.mark.real_agent
+
 
 def process_gone(pid: int) -> bool:
     """True when ``pid`` no longer runs (a zombie not yet reaped counts as gone)."""
@@ -82,7 +85,7 @@ async def test_missing_agent_command_is_reported_not_raised(
 ) -> None:
     app = make_app(protocol=protocol)
     app.launch = app.launch.__class__(
-        agent=app.launch.agent.__class__(["no-such-agent-binary-xyz"], name="ghost"),
+        command=app.launch.command.__class__(["no-such-agent-binary-xyz"], name="ghost"),
         cwd=app.launch.cwd,
     )
     async with app.run_test(size=(120, 40)) as pilot:
@@ -93,7 +96,8 @@ async def test_missing_agent_command_is_reported_not_raised(
 async def test_every_turn_is_recorded_locally_as_it_streams(
     make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
-    from acp_tui.client.session.transcript import MessageEntry, Transcript
+    from acp_tui.client.session.entries import MessageEntry
+    from acp_tui.client.session.transcript import Transcript
 
     app = make_app(protocol=protocol)
     async with app.run_test(size=(120, 40)) as pilot:

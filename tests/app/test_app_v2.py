@@ -54,7 +54,7 @@ async def test_v2_falls_back_to_v1_when_the_agent_answers_1(
 ) -> None:
     app = make_app(protocol=1)
     app.launch = app.launch.__class__(
-        agent=app.launch.agent, cwd=app.launch.cwd, protocol_version=2, display_name="demo"
+        command=app.launch.command, cwd=app.launch.cwd, protocol_version=2, display_name="demo"
     )  # offer 2 to a demo agent that only speaks 1
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)

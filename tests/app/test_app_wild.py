@@ -65,6 +65,7 @@ def row_text(app: AcpApp) -> str:
     return "\n".join(str(option.prompt) for option in rows.options)
 
 
+@pytest.mark.real_agent  # a restart stops the agent's process and starts another
 async def test_the_browser_waits_for_an_agent_acp_tui_restarts_instead_of_blaming_it(
     make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:

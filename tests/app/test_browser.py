@@ -13,7 +13,7 @@ from textual.widgets import Button, Static
 from acp_tui.client.agent.agent_client import connect
 from acp_tui.client.history.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.history.restore import LOCAL_COPY_NOTICE
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.methods import SessionInfo
@@ -489,13 +489,13 @@ async def test_extra_roots_need_the_capability(make_app: Callable[..., AcpApp]) 
         assert app.workspace is not None
         assert app.slot is not None
         ws, agent = app.workspace, app.slot.agent
-        reason = ws.why_unavailable(agent, "replay", rooted)
+        reason = ws.sessions.why_unavailable(agent, "replay", rooted)
         assert reason is not None
         assert "extra roots" in reason
         assert "additionalDirectories" in reason
-        assert ws.why_unavailable(agent, "fork", rooted) == reason
+        assert ws.sessions.why_unavailable(agent, "fork", rooted) == reason
         plain = rooted.model_copy(update={"additional_directories": []})
-        assert ws.why_unavailable(agent, "replay", plain) is None
+        assert ws.sessions.why_unavailable(agent, "replay", plain) is None
 
 
 async def test_an_expired_cursor_shows_an_error_row_and_reloads(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.ui.app import AcpApp
 from tests.app.helpers import wait_for
 from tests.app.test_browser import SIZE, browser, highlight, open_browser

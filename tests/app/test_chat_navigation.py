@@ -8,7 +8,7 @@ from collections.abc import Callable
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.permission import PermissionDialog
 from acp_tui.ui.transcript.view import TranscriptView

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from acp_tui.client.session.transcript import MessageEntry, NoticeEntry
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
 from tests.app.helpers import wait_for
 

@@ -16,7 +16,7 @@ from textual.widgets import Button, Checkbox, Input, Select, SelectionList, Stat
 
 from acp_tui.client.safe_text import sanitize
 from acp_tui.client.session.elicitation import Answer, Elicitation, check_request
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.demo_agent.asking import ASK_SCHEMA, SLOW_DEFAULT, URL
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS, poison
 from acp_tui.ui.app import AcpApp

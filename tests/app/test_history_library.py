@@ -25,7 +25,10 @@ async def test_a_turn_is_indexed_as_it_is_recorded(make_app: Callable[..., AcpAp
 
         await wait_for(pilot, indexed, seconds=30)
         hit = library.search("you said", Filters(cwd=str(app.launch.cwd))).hits[0]
-        assert (hit.line, hit.turn) == (3, 1)  # after the prompt, its echo and a title
+        path = app.workspace.cache.transcript_path(hit.row.agent_key, hit.row.session_id)
+        lines = path.read_text(encoding="utf-8").splitlines()
+        first_reply = next(i for i, line in enumerate(lines) if "You said" in line)
+        assert (hit.line, hit.turn) == (first_reply, 1)  # where the reply starts, in turn 1
         assert hit.row.title == "remember the lighthouse"
         assert hit.row.agent_key == agent_key_for(app.launch)
         assert hit.row.session_id == app.session.session_id  # type: ignore[union-attr]

@@ -27,7 +27,7 @@ from textual.widgets import Button, OptionList, Static
 from acp_tui.client.agent.wire_log import WireRecord
 from acp_tui.client.errors import AgentError
 from acp_tui.client.safe_text import one_line, sanitize
-from acp_tui.client.workspace.slots import Notice
+from acp_tui.client.workspace.events import Notice
 from acp_tui.demo_agent.hostile import HOSTILE_TEXTS
 from acp_tui.protocol.errors import RpcError
 from acp_tui.protocol.methods import SessionInfo
@@ -191,8 +191,10 @@ async def test_hostile_agent_strings_are_shown_literally_on_every_surface(
 
         # Toasts: an agent's error, and the app's own report of a failure.
         assert app.workspace is not None
-        app.workspace.emit(Notice(f"Could not fork: {RpcError(-32603, text)}", "error"))
-        app.workspace.emit(Notice(f"Could not talk to the agent: {AgentError(text)}", "error"))
+        app.workspace.board.emit(Notice(f"Could not fork: {RpcError(-32603, text)}", "error"))
+        app.workspace.board.emit(
+            Notice(f"Could not talk to the agent: {AgentError(text)}", "error")
+        )
         await wait_for(pilot, lambda: len(app.screen.query("Toast")) == 2)
         await pilot.pause()
         toasts = [str(toast.render()) for toast in app.screen.query("Toast")]

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual import events
 
 from acp_tui.client.agent.launch import LaunchSpec
@@ -100,6 +101,7 @@ async def test_text_typed_before_the_first_frame_is_kept_and_sent(
         )
 
 
+@pytest.mark.real_agent  # the process exits, then a restart starts another
 async def test_a_message_sent_while_the_agent_is_down_waits_visibly_and_goes_after_restart(
     make_app: Callable[..., AcpApp], tmp_path: Path
 ) -> None:
@@ -138,6 +140,7 @@ os.execv(sys.executable, [sys.executable, "-m", "acp_tui.demo_agent", *sys.argv[
 """
 
 
+@pytest.mark.real_agent  # a restart starts the agent's process afresh
 async def test_a_message_sent_when_the_agent_failed_to_start_is_kept_and_sent_after_restart(
     tmp_path: Path, project: Path
 ) -> None:
@@ -146,7 +149,7 @@ async def test_a_message_sent_when_the_agent_failed_to_start_is_kept_and_sent_af
     data = tmp_path / "demo"
     argv = [sys.executable, str(script), str(tmp_path / "started"), "--data-dir", str(data)]
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=project, name="flaky"),
+        command=AgentCommand(argv, cwd=project, name="flaky"),
         cwd=project,
         display_name="flaky",
     )

@@ -38,6 +38,7 @@ def answering_yes(ran: list[list[str]]) -> Callable[..., Any]:
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # a terminal login restarts the agent's process
 async def test_a_terminal_login_asked_for_at_prompt_time_runs_once_and_the_prompt_goes_out(
     make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
@@ -76,6 +77,7 @@ async def test_a_terminal_login_asked_for_at_prompt_time_runs_once_and_the_promp
         assert kinds.count("RecordedTurnEnd") == 1  # one turn: the refused send was none
 
 
+@pytest.mark.real_agent  # a terminal login restarts the agent's process
 async def test_a_login_offered_only_in_meta_runs_its_own_command(
     make_app: Callable[..., AcpApp], tmp_path: Path
 ) -> None:
@@ -89,7 +91,7 @@ async def test_a_login_offered_only_in_meta_runs_its_own_command(
         await wait_for(pilot, lambda: app.session is not None, seconds=30)
         assert ran[0][:3] == [sys.executable, "-m", "acp_tui.demo_agent"]
         assert ran[0][-1] == "--login"
-        assert app.launch.agent.argv[-1] != "--login"  # not the agent's own command line
+        assert app.launch.command.argv[-1] != "--login"  # not the agent's own command line
 
 
 @PROTOCOLS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from acp_tui.client.session.transcript import NoticeEntry
+from acp_tui.client.session.entries import NoticeEntry
 from acp_tui.ui.app import AcpApp
 from tests.app.helpers import wait_for
 from tests.app.test_app_smoke import screen_text

@@ -11,8 +11,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry
 from acp_tui.client.session.question_queue import PermissionQueue
-from acp_tui.client.session.transcript import MessageEntry, NoticeEntry
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.tools import ToolCallUpdate
 from acp_tui.ui.app import AcpApp
@@ -183,7 +183,7 @@ def permission_request() -> RequestPermissionRequest:
 
 def permissions(app: AcpApp) -> PermissionQueue:
     assert app.workspace is not None
-    return app.workspace.permissions
+    return app.workspace.questions.permissions
 
 
 def dialogs(app: AcpApp) -> list[PermissionDialog]:

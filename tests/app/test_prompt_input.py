@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.protocol.content import TextContent
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.widgets.prompt_input import PromptInput

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from acp_tui.client.session.transcript import MessageEntry
+import pytest
+
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.config.paths import get_paths
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
 from tests.app.helpers import wait_for, wait_for_screen
 
 SIZE = (120, 36)
+
+# A restart stops the agent's process (a hanging one by signals) and starts another.
+pytestmark = pytest.mark.real_agent
 
 
 def user_texts(app: AcpApp) -> list[str]:

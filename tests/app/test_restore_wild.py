@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from acp_tui.client.history.restore import LOCAL_COPY_NOTICE, RESUMED_NOTICE
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.confirm import ConfirmDialog

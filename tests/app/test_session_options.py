@@ -216,7 +216,7 @@ async def test_usage_appears_after_a_turn(make_app: Callable[..., AcpApp]) -> No
 def test_format_usage(
     used: int, size: int, amount: float | None, currency: str | None, text: str
 ) -> None:
-    from acp_tui.client.session.transcript import Usage
+    from acp_tui.client.session.entries import Usage
 
     assert format_usage(Usage(used, size, amount, currency)) == text
     assert format_usage(None) == ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from acp_tui.client.session.transcript import PlanEntryBlock, PlanEntryView, ToolCallEntry
+from acp_tui.client.session.entries import PlanEntryBlock, PlanEntryView, ToolCallEntry
 from acp_tui.protocol.client_methods import RequestPermissionRequest
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.tools import ToolCallLocation

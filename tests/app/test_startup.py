@@ -50,7 +50,7 @@ async def run_workspace(self):
     self.exit()
 
 AcpApp.run_workspace = run_workspace
-launch = LaunchSpec(agent=demo_agent_command(get_paths()), cwd=Path.cwd(), display_name="demo")
+launch = LaunchSpec(command=demo_agent_command(get_paths()), cwd=Path.cwd(), display_name="demo")
 AcpApp(launch).run(headless=True, size=(100, 20))
 print(json.dumps(seen))
 """

@@ -51,6 +51,14 @@ async def new_tab(pilot: Pilot[int], app: AcpApp) -> SessionSlot:
     return slot
 
 
+def shown(app: AcpApp, slot: SessionSlot, pane: ChatPane) -> bool:
+    """Whether the chat shows ``slot``'s tab: its pane, its prompt focused, its tab active."""
+    tabs = app.chat.query_one(SessionTabs)
+    return (
+        app.chat.current_pane is pane and pane.prompt.has_focus and tabs.active == tab_id(slot.id)
+    )
+
+
 async def test_each_tab_keeps_its_own_transcript_and_draft(make_app: Callable[..., AcpApp]) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -64,6 +72,8 @@ async def test_each_tab_keeps_its_own_transcript_and_draft(make_app: Callable[..
 
         second = await new_tab(pilot, app)
         assert app.slot is second
+        # The chat shows a tab from the message the Workspace's change posts: wait for it.
+        await wait_for(pilot, lambda: shown(app, second, app.chat.current_pane))
         second_pane = app.chat.current_pane
         assert second_pane is not first_pane
         assert second_pane.prompt.has_focus
@@ -75,7 +85,7 @@ async def test_each_tab_keeps_its_own_transcript_and_draft(make_app: Callable[..
         assert "first tab" not in pane_text(second_pane)
 
         await pilot.press("ctrl+pageup")  # back to the first: as it was left
-        await wait_for(pilot, lambda: app.slot is first)
+        await wait_for(pilot, lambda: app.slot is first and shown(app, first, first_pane))
         assert app.chat.current_pane is first_pane
         assert first_pane.prompt.text == "a draft"
         assert first_pane.prompt.has_focus
@@ -102,10 +112,14 @@ async def test_a_background_tab_is_marked_when_its_turn_ends(
         await wait_for(pilot, lambda: first.busy)
         await new_tab(pilot, app)
         assert first.busy
-        await wait_for(pilot, lambda: first.attention == "finished")
         tabs = app.chat.query_one(SessionTabs)
-        label = tabs.query_one(f"#{tab_id(first.id)}").label  # type: ignore[attr-defined]
-        assert "✓" in label.plain
+
+        def label() -> str:
+            return str(tabs.query_one(f"#{tab_id(first.id)}").label.plain)  # type: ignore[attr-defined]
+
+        # The tab is relabelled from a message the slot's change posts: wait for it too.
+        await wait_for(pilot, lambda: first.attention == "finished" and "✓" in label())
+        assert "✓" in label()
         assert bells
         await pilot.press("ctrl+b")  # the browser's row of that session says so too
         browser = app.chat.query_one(SessionBrowser)
@@ -189,7 +203,7 @@ async def test_ctrl_n_offers_the_agent_and_runs_two_agents_side_by_side(
         second = slots(app)[1]
         await wait_for(pilot, lambda: ready(second))
         assert second.agent is not first.agent
-        assert second.agent.launch.agent.name == "other"
+        assert second.agent.launch.command.name == "other"
         label = app.chat.query_one(SessionTabs).query_one(f"#{tab_id(second.id)}")
         await wait_for(pilot, lambda: "Other agent" in label.label.plain)  # type: ignore[attr-defined]
         await pilot.press(*"hello other", "enter")
@@ -213,7 +227,7 @@ async def test_a_queued_prompt_comes_back_when_its_session_is_deleted(
         assert app.workspace is not None
         assert slot.session_id is not None
         info = SessionInfo(session_id=slot.session_id, cwd=str(slot.cwd))
-        assert await app.workspace.delete_listed(slot.agent, [info]) == []
+        assert await app.workspace.sessions.delete_listed(slot.agent, [info]) == []
         await wait_for(pilot, lambda: pane.prompt.text == "keep me")
         assert slot.queue == []
         assert slot.state == "closed"

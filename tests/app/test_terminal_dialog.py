@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Static
 
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.client.tools.terminal_gate import TerminalAnswer, TerminalAsk
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.terminal import ITEMS_SHOWN, TerminalDialog

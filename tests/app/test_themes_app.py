@@ -21,7 +21,7 @@ def build_app(
 ) -> AcpApp:
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "demo")]
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=tmp_path, name="demo"),
+        command=AgentCommand(argv, cwd=tmp_path, name="demo"),
         cwd=tmp_path,
         display_name="demo",
         settings=settings or Settings(),

@@ -10,7 +10,7 @@ import pytest
 from textual.app import App, ComposeResult
 
 from acp_tui.client.session.transcript import Transcript
-from acp_tui.ui.transcript import view as transcript_view
+from acp_tui.ui.transcript import display
 from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for
 from tests.app.test_transcript_view import ViewApp, agent
@@ -23,10 +23,13 @@ class CountingView(TranscriptView):
         super().__init__()
         self.per_flush: list[int] = [0]
         self.blank_frames = 0
+        render_unit = self.lines.render_unit
 
-    def render_unit(self, index: int, unit: Any) -> None:
-        self.per_flush[-1] += 1
-        super().render_unit(index, unit)
+        def counting_render_unit(index: int, unit: Any) -> None:
+            self.per_flush[-1] += 1
+            render_unit(index, unit)
+
+        self.lines.render_unit = counting_render_unit  # type: ignore[method-assign]
 
     def flush(self) -> None:
         self.per_flush.append(0)
@@ -35,7 +38,7 @@ class CountingView(TranscriptView):
         top = self.scroll_offset.y
         if (top, self.virtual_size) != before:  # the view moved: to a place all rendered
             page = self.scrollable_content_region.height
-            units = self.iter_units(top, top + page)
+            units = self.lines.iter_units(top, top + page)
             self.blank_frames += any(unit.strips is None for _, _, unit in units)
 
 
@@ -54,7 +57,7 @@ class CountingApp(App[None]):
 async def test_a_window_slow_to_render_is_rendered_over_several_loop_iterations(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(transcript_view, "RENDER_BUDGET", 0.0)  # one unit per step
+    monkeypatch.setattr(display, "RENDER_BUDGET", 0.0)  # one unit per step
     transcript = Transcript("s")
     for n in range(40):
         transcript.add_notice(f"notice {n}")
@@ -103,7 +106,7 @@ async def test_a_growing_transcript_updates_its_scroll_size_without_a_layout() -
 async def test_a_long_transcript_is_laid_out_over_several_loop_iterations(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(transcript_view, "LAYOUT_BUDGET", 0.0)  # one entry per step
+    monkeypatch.setattr(display, "LAYOUT_BUDGET", 0.0)  # one entry per step
     transcript = Transcript("s")
     for n in range(60):
         transcript.add_notice(f"notice {n}")
@@ -118,13 +121,13 @@ async def test_a_long_transcript_is_laid_out_over_several_loop_iterations(
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(CountingView)
         await wait_for(pilot, lambda: view.settled and "notice 59" in view.visible_lines())
-        update = view._update
+        update = view.lines.lay_out_entry
 
         def counting_update(*args: Any) -> int:
             steps.append((iterations[0], len(view.per_flush)))
             return update(*args)
 
-        view._update = counting_update  # type: ignore[method-assign]
+        view.lines.lay_out_entry = counting_update  # type: ignore[method-assign]
         asyncio.get_running_loop().call_soon(tick)
         view.show(transcript)  # everything to lay out again
         await wait_for(pilot, lambda: view.settled and "notice 59" in view.visible_lines())

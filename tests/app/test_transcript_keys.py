@@ -134,7 +134,7 @@ async def test_the_selected_block_is_drawn_while_the_view_has_the_focus() -> Non
     async with app.run_test(size=(60, 10)) as pilot:
         view = pilot.app.query_one(TranscriptView)
         await settle(pilot, view)
-        tint = view.key_style("transcript--block", background_only=True).bgcolor
+        tint = view.painter.mark_style("transcript--block", background_only=True).bgcolor
         assert tint is not None
 
         def tinted(line: int) -> bool:
@@ -186,7 +186,7 @@ async def test_find_counts_marks_and_steps_through_the_matches() -> None:
         assert line is not None
         assert "echo second" in view.line_strip(line).text
         assert line in range(view.scroll_offset.y, view.scroll_offset.y + 22)
-        marked = view.key_style("transcript--match-current")
+        marked = view.painter.mark_style("transcript--match-current")
         strip = view.render_line(line - view.scroll_offset.y)
         assert marked.bgcolor is not None
         shown = [s.text for s in strip if s.style and s.style.bgcolor == marked.bgcolor]

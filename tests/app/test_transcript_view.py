@@ -18,7 +18,7 @@ from acp_tui.client.tools.terminals import TerminalOutput
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.dialogs.terminal import TerminalDialog
-from acp_tui.ui.transcript.render import BlockScanner, Piece
+from acp_tui.ui.transcript.pieces import BlockScanner, Piece
 from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for, wait_for_screen
 

@@ -7,10 +7,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Input, TextArea
 
 from acp_tui.client.agent.wire_log import MASK
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.wire_inspector import WireInspector
@@ -54,13 +55,14 @@ async def test_f12_shows_both_directions_with_methods_ids_and_response_times(
         # Traffic after opening shows up live; the filter keeps one method (and its replies).
         screen.query_one("#wire-filter", Input).focus()
         await pilot.press(*"prompt")
-        app.workspace.submit(app.slot, "stream 5")  # type: ignore[union-attr, arg-type]
+        app.workspace.prompts.submit(app.slot, "stream 5")  # type: ignore[union-attr, arg-type]
         await wait_for(pilot, lambda: any(r[4] == "↳ session/prompt" for r in rows(screen)))
         assert {r[4] for r in rows(screen)} == {"session/prompt", "↳ session/prompt"}
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, WireInspector))
 
 
+@pytest.mark.real_agent  # a 20 MB line through a real pipe
 async def test_the_palette_opens_it_and_a_huge_line_is_cut_for_reading_and_copied_whole(
     make_app: Callable[..., AcpApp],
 ) -> None:
@@ -70,7 +72,7 @@ async def test_the_palette_opens_it_and_a_huge_line_is_cut_for_reading_and_copie
         assert app.workspace is not None
         assert app.slot is not None
         slot = app.slot
-        app.workspace.submit(slot, "huge")
+        app.workspace.prompts.submit(slot, "huge")
         await wait_for(pilot, lambda: len(last_text(slot)) > 20_000_000, seconds=60)
         await wait_for(pilot, lambda: slot.transcript.state == "idle", seconds=60)
         await pilot.press("ctrl+p")
@@ -132,7 +134,7 @@ async def test_wire_log_writes_the_same_traffic_as_json_lines(
         assert app.workspace is not None
         assert app.slot is not None
         slot = app.slot
-        app.workspace.submit(slot, "stream 3")
+        app.workspace.prompts.submit(slot, "stream 3")
         await wait_for(pilot, lambda: "Chunk     3" in last_text(slot))
         await wait_for(pilot, lambda: slot.transcript.state == "idle")
     lines = [json.loads(line) for line in path.read_text().splitlines()]

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from acp_tui.client.agent.agent_client import connect
-from acp_tui.client.agent.calls import session_matches
 from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.rules import session_matches
 from acp_tui.client.process.command import AgentCommand
-from acp_tui.client.session.transcript import MessageEntry
+from acp_tui.client.session.entries import MessageEntry
 from acp_tui.protocol.content import TextContent
 
 pytestmark = pytest.mark.interop
@@ -29,7 +29,7 @@ def launch_for(project: Path) -> LaunchSpec:
     if FAST_AGENT is None:
         pytest.skip("fast-agent not found: set ACP_TUI_FAST_AGENT or put it on PATH")
     argv = [FAST_AGENT, "--no-update-check", "acp", "--model", "passthrough"]
-    return LaunchSpec(agent=AgentCommand(argv, cwd=project, name="fast-agent"), cwd=project)
+    return LaunchSpec(command=AgentCommand(argv, cwd=project, name="fast-agent"), cwd=project)
 
 
 async def test_fast_agent_chat_list_load_resume(tmp_path: Path) -> None:

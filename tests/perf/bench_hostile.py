@@ -66,7 +66,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
 
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.process.command import AgentCommand
-    from acp_tui.client.session.transcript import MessageEntry
+    from acp_tui.client.session.entries import MessageEntry
     from acp_tui.ui.app import AcpApp
     from acp_tui.ui.browser.panel import SessionBrowser
     from acp_tui.ui.browser.rows import SessionRows
@@ -75,7 +75,9 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
 
     PermissionDialog.QUIET = 0.0
     launch = LaunchSpec(
-        agent=AgentCommand(agent, cwd=project, name="hostile"), cwd=project, display_name="hostile"
+        command=AgentCommand(agent, cwd=project, name="hostile"),
+        cwd=project,
+        display_name="hostile",
     )
     app = AcpApp(launch)
     figures: dict[str, Any] = {}
@@ -107,7 +109,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
             await wait(lambda: panel.inflight is None, within=WITHIN)
         else:
             turns = len([e for e in slot.transcript.entries if isinstance(e, MessageEntry)])
-            ws.submit(slot, case)
+            ws.prompts.submit(slot, case)
             if case.startswith("permission"):
                 await wait(lambda: isinstance(app.screen, PermissionDialog), within=WITHIN)
                 dialog = app.screen

@@ -52,7 +52,7 @@ async def measure(data: Path, project: Path, ids: list[str]) -> dict[str, Any]:
 
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data)]
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=project, name="demo"), cwd=project, display_name="demo"
+        command=AgentCommand(argv, cwd=project, name="demo"), cwd=project, display_name="demo"
     )
     app = AcpApp(launch)
     async with app.run_test(size=SIZE) as pilot:
@@ -81,7 +81,7 @@ async def measure(data: Path, project: Path, ids: list[str]) -> dict[str, Any]:
 
             frames.arm(shown)
             started = time.perf_counter()
-            ws.focus(target)
+            ws.board.focus(target)
             times.append((await frames.shown_time(within=60)) - started)
         await pilot.pause()
         after = rss_mb()

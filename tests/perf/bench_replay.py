@@ -50,7 +50,7 @@ async def measure(
 
     argv = [*(agent or [sys.executable, "-m", "acp_tui.demo_agent"]), "--data-dir", str(data)]
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=project, name="demo"), cwd=project, display_name="demo"
+        command=AgentCommand(argv, cwd=project, name="demo"), cwd=project, display_name="demo"
     )
     app = AcpApp(launch)
     async with app.run_test(size=SIZE) as pilot:

@@ -179,7 +179,7 @@ async def run(sessions: int = 10_000, page_size: int = 100) -> dict[str, Any]:
             argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data)]
             argv += ["--page-size", str(page_size)]
             launch = LaunchSpec(
-                agent=AgentCommand(argv, cwd=project, name="demo"),
+                command=AgentCommand(argv, cwd=project, name="demo"),
                 cwd=project,
                 display_name="demo",
             )

@@ -44,7 +44,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
 
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.process.command import AgentCommand
-    from acp_tui.client.session.transcript import MessageEntry
+    from acp_tui.client.session.entries import MessageEntry
     from acp_tui.ui.app import AcpApp
     from acp_tui.ui.transcript.render import warmed_up
     from acp_tui.ui.transcript.view import TranscriptView
@@ -52,7 +52,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
     argv = [sys.executable, str(HERE / "wire_agent.py"), "--chunks", str(updates)]
     argv += ["--stats", str(stats)]
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=project, name="wire-bench"), cwd=project, display_name="wire"
+        command=AgentCommand(argv, cwd=project, name="wire-bench"), cwd=project, display_name="wire"
     )
     app = AcpApp(launch)
     async with app.run_test(size=SIZE) as pilot:
@@ -81,7 +81,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         await asyncio.sleep(0.02)
         cpu = time.process_time()
         started = time.perf_counter()
-        app.workspace.submit(slot, "stream the reply")
+        app.workspace.prompts.submit(slot, "stream the reply")
         await wait(lambda: transcript.state == "running", within=60)
         frames.arm(done)
         shown = await frames.shown_time(within=300)

@@ -10,7 +10,8 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from acp_tui.client.session.transcript import MessageEntry, Transcript
+from acp_tui.client.session.entries import MessageEntry
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.updates import SessionNotification, SessionUpdate
 from acp_tui.ui.transcript.render import warmed_up
 from acp_tui.ui.transcript.view import TranscriptView

@@ -31,12 +31,12 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-import acp_tui.client.history.session_list as session_list
+import acp_tui.client.history.session_text as session_text
 import acp_tui.ui.browser.rows as rows
 from acp_tui.client.agent.agent_client import connect
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.history.recorder import SessionRecorder, agent_key_for
-from acp_tui.client.history.session_list import relative_time
+from acp_tui.client.history.session_text import relative_time
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import HOME_ENV, get_paths
 from acp_tui.config.settings import Settings
@@ -111,7 +111,7 @@ def build_app(
     """The app on the demo agent (sessions kept in ``data_dir``), in the fixed project."""
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data_dir), *agent_args]
     launch = LaunchSpec(
-        agent=AgentCommand(argv, cwd=place.project, name="demo"),
+        command=AgentCommand(argv, cwd=place.project, name="demo"),
         cwd=place.project,
         additional_directories=additional,
         display_name="demo",
@@ -136,7 +136,7 @@ def frozen_relative_time(monkeypatch: pytest.MonkeyPatch) -> None:
     The formatters are patched where the rows look them up: ``relative_time`` and, where it
     exists, ``age_text`` (the part that compares a parsed time with "now").
     """
-    real_age = getattr(session_list, "age_text", None)
+    real_age = getattr(session_text, "age_text", None)
 
     def five_minutes_later(value: str | None, now: object = None) -> str:
         when = parse_timestamp(value)
@@ -148,7 +148,7 @@ def frozen_relative_time(monkeypatch: pytest.MonkeyPatch) -> None:
         def age_five_minutes(when: datetime, now: datetime) -> str:
             return str(real_age(when, when + timedelta(minutes=5)))
 
-        monkeypatch.setattr(session_list, "age_text", age_five_minutes)
+        monkeypatch.setattr(session_text, "age_text", age_five_minutes)
         if hasattr(rows, "age_text"):
             monkeypatch.setattr(rows, "age_text", age_five_minutes)
 

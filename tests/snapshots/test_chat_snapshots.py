@@ -7,9 +7,10 @@ SVGs (snapshot_report.html shows the differences).
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -34,22 +35,35 @@ Step = Callable[[Pilot[int]], Awaitable[None]]
 
 
 @pytest.fixture
-def make_snapshot_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., AcpApp]:
-    shutil.rmtree(PROJECT.parent, ignore_errors=True)
-    PROJECT.mkdir(parents=True)
-    monkeypatch.setenv(HOME_ENV, str(PROJECT.parent / "home"))  # paths shown stay the same
-    (PROJECT / "README.md").write_text("# Snapshot project\n\nA fixed place for snapshots.\n")
+def make_snapshot_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., AcpApp]]:
+    """Apps in the fixed project, made afresh; the folder is locked until the test ends (the
+    screens show its path, so a test on another worker, or in another run of the suite, waits
+    for it rather than have it deleted under its feet)."""
+    with open(f"{PROJECT.parent}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(PROJECT.parent, ignore_errors=True)
+        PROJECT.mkdir(parents=True)
+        monkeypatch.setenv(HOME_ENV, str(PROJECT.parent / "home"))  # paths shown stay the same
+        (PROJECT / "README.md").write_text("# Snapshot project\n\nA fixed place for snapshots.\n")
 
-    def build(*agent_args: str) -> AcpApp:
-        argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "demo")]
-        launch = LaunchSpec(
-            agent=AgentCommand([*argv, *agent_args], cwd=PROJECT, name="demo"),
-            cwd=PROJECT,
-            display_name="demo",
-        )
-        return AcpApp(launch)
+        def build(*agent_args: str) -> AcpApp:
+            argv = [
+                sys.executable,
+                "-m",
+                "acp_tui.demo_agent",
+                "--data-dir",
+                str(tmp_path / "demo"),
+            ]
+            launch = LaunchSpec(
+                command=AgentCommand([*argv, *agent_args], cwd=PROJECT, name="demo"),
+                cwd=PROJECT,
+                display_name="demo",
+            )
+            return AcpApp(launch)
 
-    return build
+        yield build
 
 
 async def until(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 20) -> None:
@@ -67,6 +81,14 @@ def app_of(pilot: Pilot[int]) -> AcpApp:
 async def ready(pilot: Pilot[int]) -> None:
     app = app_of(pilot)
     await until(pilot, lambda: app.session is not None)
+    app.chat.current_pane.query_one(PromptInput).cursor_blink = False
+
+
+async def steady_prompt(pilot: Pilot[int]) -> None:
+    """Stop the prompt's cursor blinking: under a dialog, whether the screenshot shows it would
+    depend on the moment it is taken."""
+    app = app_of(pilot)
+    await until(pilot, lambda: bool(app.chat.query(PromptInput)))
     app.chat.current_pane.query_one(PromptInput).cursor_blink = False
 
 
@@ -194,6 +216,7 @@ def test_auth_dialog(snap_compare: Compare, make_snapshot_app: Callable[..., Acp
     async def run(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, AuthDialog))
         await until(pilot, lambda: getattr(pilot.app.screen, "accepting", False))
+        await steady_prompt(pilot)
         await settle(pilot)
 
     assert snap_compare(make_snapshot_app("--require-auth"), terminal_size=SIZE, run_before=run)
@@ -227,7 +250,9 @@ def test_agent_still_starting(
 def test_notices_image_and_tool_name(
     snap_compare: Compare, make_snapshot_app: Callable[..., AcpApp]
 ) -> None:
-    """Notice toasts by severity, an image from the agent as a placeholder, a tool's name."""
+    """Notice toasts by severity, an image from the agent as a placeholder, a tool's name.
+
+    (On a screen this tall: toasts take at most a third of it, and three fit.)"""
     run = turn("image notice")
 
     async def steps(pilot: Pilot[int]) -> None:
@@ -235,4 +260,4 @@ def test_notices_image_and_tool_name(
         await until(pilot, lambda: len(app_of(pilot)._notifications) == 3)
         await settle(pilot)
 
-    assert snap_compare(make_snapshot_app(), terminal_size=SIZE, run_before=steps)
+    assert snap_compare(make_snapshot_app(), terminal_size=(110, 48), run_before=steps)

@@ -29,7 +29,15 @@ from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 from tests.app.dialog_host import DialogHost
 from tests.registry_helpers import fixture_archives, registry_json, write_file_registry
 from tests.snapshots.test_browser_snapshots import Place, build_app, fixed_place, open_browser
-from tests.snapshots.test_chat_snapshots import Compare, app_of, ready, settle, turn, until
+from tests.snapshots.test_chat_snapshots import (
+    Compare,
+    app_of,
+    ready,
+    settle,
+    steady_prompt,
+    turn,
+    until,
+)
 from tests.snapshots.test_registry_snapshots import ARCHIVES, listed
 
 SIZE = (80, 24)
@@ -66,6 +74,7 @@ def test_auth_dialog_80x24(snap_compare: Compare, place: Place, tmp_path: Path) 
     async def run(pilot: Pilot[int]) -> None:
         await until(pilot, lambda: isinstance(pilot.app.screen, AuthDialog))
         await until(pilot, lambda: getattr(pilot.app.screen, "accepting", False))
+        await steady_prompt(pilot)
         await settle(pilot)
 
     app = build_app(place, tmp_path / "demo", "--require-auth")
@@ -107,6 +116,7 @@ def test_unsupported_roots_dialog_80x24(
         await until(pilot, lambda: isinstance(pilot.app.screen, RootsDialog))
         dialog = pilot.app.screen
         await until(pilot, lambda: dialog.focused is not None)
+        await steady_prompt(pilot)
         await settle(pilot)
 
     app = build_app(

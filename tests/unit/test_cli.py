@@ -214,7 +214,7 @@ def test_main_passes_dir_and_command_verbatim(launched: list[LaunchSpec], tmp_pa
     assert main([str(tmp_path), "--", "agent", "-a", "--", "--protocol"]) == 7
     [spec] = launched
     assert spec.cwd == tmp_path
-    assert list(spec.agent.argv) == ["agent", "-a", "--", "--protocol"]
+    assert list(spec.command.argv) == ["agent", "-a", "--", "--protocol"]
     assert spec.protocol_version == 1
 
 
@@ -251,7 +251,7 @@ def test_protocol_2_starts_the_demo_agent_speaking_v2(
     [spec] = launched
     assert spec.is_demo
     assert spec.protocol_version == 2
-    assert list(spec.agent.argv)[-2:] == ["--protocol", "2"]
+    assert list(spec.command.argv)[-2:] == ["--protocol", "2"]
 
 
 def test_a_protocol_version_the_client_cannot_speak_is_refused() -> None:
@@ -259,7 +259,7 @@ def test_a_protocol_version_the_client_cannot_speak_is_refused() -> None:
 
     from acp_tui.client.agent.launch import LaunchError, check_supported, demo_agent_command
 
-    spec = LaunchSpec(agent=demo_agent_command(Paths.under(Path("/nowhere"))), cwd=Path("/"))
+    spec = LaunchSpec(command=demo_agent_command(Paths.under(Path("/nowhere"))), cwd=Path("/"))
     check_supported(spec)
     check_supported(replace(spec, protocol_version=2))
     with pytest.raises(LaunchError, match="protocol version 3 is not supported"):

@@ -267,7 +267,7 @@ def test_main_asks_and_starts_the_chosen_agent(
     assert main([str(tmp_path)]) == 0
     assert offered == [["alpha", "beta", "demo"]]
     [spec] = launched
-    assert list(spec.agent.argv) == ["beta-acp"]
+    assert list(spec.command.argv) == ["beta-acp"]
 
 
 def test_main_leaving_the_picker_starts_nothing(
@@ -288,7 +288,7 @@ def test_main_with_dash_a_does_not_ask(
     assert main([str(tmp_path), "-a", "alpha"]) == 0
     assert offered == []
     [spec] = launched
-    assert list(spec.agent.argv) == ["alpha-acp"]
+    assert list(spec.command.argv) == ["alpha-acp"]
 
 
 def test_agents_commands_never_import_textual_or_rich() -> None:

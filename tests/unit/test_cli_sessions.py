@@ -245,7 +245,7 @@ async def test_delete_with_yes(tmp_path: Path, protocol: int) -> None:
     gone, kept = await create_sessions(data, [(project, []), (project, [])], protocol)
     agent = demo_argv(data, protocol=protocol)
     cache = TranscriptCache()
-    key = agent_key_for(LaunchSpec(agent=AgentCommand(agent), cwd=project))
+    key = agent_key_for(LaunchSpec(command=AgentCommand(agent), cwd=project))
     for session_id in (gone, kept):
         cache.note_session(key, session_id, cwd=project, created=True)
         cache.record_update(key, session_id, {"sessionUpdate": "plan", "entries": []})

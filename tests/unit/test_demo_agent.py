@@ -16,6 +16,7 @@ import pytest
 
 from acp_tui.protocol.connection import Connection
 from acp_tui.protocol.jsonrpc import ConnectionClosed, ErrorCode, RpcError
+from tests.in_process import demo_agent_process
 
 TIMEOUT = 10
 FULL_CAPS: dict[str, Any] = {
@@ -136,45 +137,46 @@ def text_of(updates: list[dict[str, Any]], kind_name: str = "agent_message_chunk
 async def agent(
     data_dir: Path, *args: str, caps: dict[str, Any] | None = None, initialize: bool = True
 ) -> AsyncIterator[Client]:
-    """Run the demo agent on ``data_dir``; stop it (close stdin, then kill) on the way out."""
+    """Run the demo agent on ``data_dir`` (in the test's event loop unless the test is marked
+    ``real_agent``); stop it (close stdin, then kill) on the way out."""
     data_dir.parent.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data_dir), *args]
     with (data_dir.parent / "agent-stderr.log").open("ab") as stderr:
-        argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data_dir), *args]
-        proc = await anyio.open_process(argv, stderr=stderr)
-        client = Client(proc)
-        try:
-            assert proc.stdout is not None
-            assert proc.stdin is not None
-            client.conn = Connection(
-                proc.stdout,
-                proc.stdin,
-                on_request=client.on_request,
-                on_notification=client.on_notification,
-                name="demo agent",
-            )
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(client.conn.run)
-                if initialize:
-                    client.init = await client.call(
-                        "initialize",
-                        {
-                            "protocolVersion": 1,
-                            "clientCapabilities": FULL_CAPS if caps is None else caps,
-                            "clientInfo": {"name": "test", "version": "0"},
-                        },
-                    )
-                yield client
-                tg.cancel_scope.cancel()
-        finally:
-            with anyio.CancelScope(shield=True):
-                if proc.stdin is not None:
-                    with suppress(Exception):
-                        await proc.stdin.aclose()
-                with anyio.move_on_after(5):
-                    await proc.wait()
-                if proc.returncode is None:
-                    proc.kill()
-                    await proc.wait()
+        async with demo_agent_process(argv, stderr) as proc:
+            client = Client(proc)
+            try:
+                assert proc.stdout is not None
+                assert proc.stdin is not None
+                client.conn = Connection(
+                    proc.stdout,
+                    proc.stdin,
+                    on_request=client.on_request,
+                    on_notification=client.on_notification,
+                    name="demo agent",
+                )
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(client.conn.run)
+                    if initialize:
+                        client.init = await client.call(
+                            "initialize",
+                            {
+                                "protocolVersion": 1,
+                                "clientCapabilities": FULL_CAPS if caps is None else caps,
+                                "clientInfo": {"name": "test", "version": "0"},
+                            },
+                        )
+                    yield client
+                    tg.cancel_scope.cancel()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    if proc.stdin is not None:
+                        with suppress(Exception):
+                            await proc.stdin.aclose()
+                    with anyio.move_on_after(5):
+                        await proc.wait()
+                    if proc.returncode is None:
+                        proc.kill()
+                        await proc.wait()
 
 
 @pytest.fixture
@@ -414,6 +416,7 @@ async def test_permission_rejected_and_cancelled_outcomes(data_dir: Path) -> Non
         assert await client.prompt(sid, "permission usage") == "cancelled"
 
 
+@pytest.mark.real_agent  # a 20 MB line through a real pipe
 async def test_stream_malformed_and_huge(data_dir: Path) -> None:
     async with agent(data_dir) as client:
         sid = await client.new()
@@ -514,6 +517,7 @@ async def test_cancel_abandons_outstanding_permission_request(data_dir: Path) ->
             await client.abandoned.wait()
 
 
+@pytest.mark.real_agent  # the exit code of a process
 async def test_crash_exits_with_code_3_mid_turn(data_dir: Path) -> None:
     async with agent(data_dir) as client:
         sid = await client.new()

@@ -78,7 +78,7 @@ async def test_a_big_line_is_decoded_in_a_thread_and_its_size_is_told(
 
 
 async def test_a_big_lines_messages_are_parsed_in_a_thread() -> None:
-    from acp_tui.client.agent.agent_client import off_loop_if_big
+    from acp_tui.client.agent.inbox import off_loop_if_big
 
     def where(_: object) -> threading.Thread:
         return threading.current_thread()

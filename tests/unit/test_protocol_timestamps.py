@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from acp_tui.client.history.session_list import relative_time as browser_age
+from acp_tui.client.history.session_text import relative_time as browser_age
 from acp_tui.commands.listing import relative_time as table_age
 from acp_tui.protocol.timestamps import parse_timestamp
 

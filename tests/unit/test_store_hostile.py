@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.session.transcript import NoticeEntry, Transcript
+from acp_tui.client.session.entries import NoticeEntry
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.config.paths import Paths
 from acp_tui.store.transcripts import TranscriptCache
 from tests.unit.client.agent.agent_helpers import agent_text, demo_spec, make_project
@@ -133,14 +134,14 @@ async def test_the_workspace_says_in_the_transcript_that_recording_stopped_and_r
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
         disk.full = True
-        ws.submit(slot, "hello")
+        ws.prompts.submit(slot, "hello")
         await watch.until(lambda: not slot.busy and "hello" in agent_text(slot.transcript))
         notices = [e.text for e in slot.transcript.entries if isinstance(e, NoticeEntry)]
         assert any(
             "Recording the local history stopped: No space left on device" in n for n in notices
         )
         disk.full = False
-        ws.submit(slot, "again")
+        ws.prompts.submit(slot, "again")
         await watch.until(lambda: not slot.busy and "again" in agent_text(slot.transcript))
         notices = [e.text for e in slot.transcript.entries if isinstance(e, NoticeEntry)]
         assert "Recording the local history works again." in notices

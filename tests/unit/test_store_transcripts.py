@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.session.transcript import (
+from acp_tui.client.session.entries import (
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
     ToolCallEntry,
-    Transcript,
     TranscriptEntry,
 )
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.content import ContentBlock, TextContent
 from acp_tui.protocol.timestamps import parse_timestamp

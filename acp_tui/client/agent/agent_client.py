@@ -4,7 +4,8 @@
 stdio in one JSON-RPC connection, runs ``initialize`` within a bounded wait, and on exit closes
 every live session and shuts the process group down. Calls are gated on what the agent
 advertised (:class:`Unsupported` names the missing capability before anything is sent), and a
-dead agent surfaces as :class:`AgentExited` with its exit code and last stderr lines.
+dead agent surfaces as :class:`AgentExited` with its exit code and last stderr lines. What the
+agent sends is served here (its requests) or applied by the `UpdateInbox` (its updates).
 """
 
 from __future__ import annotations
@@ -21,19 +22,11 @@ from anyio.abc import TaskGroup
 from pydantic import ValidationError
 
 from acp_tui import __version__
-from acp_tui.client.agent import preencoded
 from acp_tui.client.agent.calls import SessionCalls, TurnWaiter
 from acp_tui.client.agent.capabilities import Capabilities
-from acp_tui.client.agent.coalesce import ChunkRun, text_chunk
 from acp_tui.client.agent.dialects import Dialect, dialect_for
-from acp_tui.client.agent.dialects.events import (
-    AgentTerminalChanged,
-    Event,
-    MessageReplaced,
-    ToolContentAppended,
-    TurnStateChanged,
-    apply_event,
-)
+from acp_tui.client.agent.dialects.events import Event
+from acp_tui.client.agent.inbox import UpdateInbox, off_loop_if_big, quietly, warm_up_updates
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
 from acp_tui.client.listeners import Listeners
@@ -49,18 +42,11 @@ from acp_tui.client.session.live_session import LiveSession, PermissionHandler, 
 from acp_tui.client.tools.terminal_gate import TerminalPolicy
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
-from acp_tui.protocol.big import quiet_gc
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
 from acp_tui.protocol.client_methods import CompleteElicitationNotification
-from acp_tui.protocol.connection import (
-    BIG_LINE,
-    Connection,
-    Tap,
-    describe_validation_error,
-    line_bytes,
-)
+from acp_tui.protocol.connection import BIG_LINE, Connection, Tap, describe_validation_error
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
-from acp_tui.protocol.updates import SessionUpdate, update_classes
+from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
 
 log = logging.getLogger(__name__)
@@ -68,37 +54,9 @@ log = logging.getLogger(__name__)
 CLIENT_INFO = Implementation(name="acp-tui", title="acp-tui", version=__version__)
 
 _R = TypeVar("_R", bound=WireModel)
-_T = TypeVar("_T")
 
 UpdateListener = Callable[[str, SessionUpdate], object]
 """Sees every `session/update` of every session, as ``(session_id, update)``."""
-
-EARLY_SESSIONS = 8
-EARLY_UPDATES = 256
-"""Bounds of the updates kept for sessions not registered yet (see ``early_updates``)."""
-
-
-def warm_up_updates(dialect: Dialect) -> None:
-    """Build the validators and serializers of session updates (call it in a worker thread).
-
-    The models build their schemas on first use (``defer_build``): 20 to 60 ms for the
-    notification, a few more for each kind of update the recorder encodes, which would
-    otherwise stall the event loop at the first updates of the first reply or replay.
-    """
-    sample = {
-        "sessionId": "warm-up",
-        "update": {
-            "sessionUpdate": "agent_message_chunk",
-            "messageId": "warm-up",
-            "content": {"type": "text", "text": ""},
-        },
-    }
-    try:
-        dialect.parse_update(sample)
-    except ValidationError:  # only a warm-up: the real updates will say
-        log.debug("warming the update models up failed", exc_info=True)
-    for kind in update_classes():
-        kind.model_rebuild()
 
 
 class MalformedResponse(AgentError):
@@ -122,20 +80,6 @@ def client_capabilities() -> ClientCapabilities:
             "_meta": {"terminal-auth": True},
         }
     )
-
-
-async def off_loop_if_big(parse: Callable[[Any], _T], params: Any) -> _T:
-    """``parse(params)``, in a worker thread when the message came in a big line (200,000 plan
-    entries take seconds to validate: the app must not freeze meanwhile)."""
-    if line_bytes.get() > BIG_LINE:
-        return await anyio.to_thread.run_sync(quietly, parse, params)
-    return parse(params)
-
-
-def quietly(parse: Callable[[Any], _T], params: Any) -> _T:
-    """``parse(params)`` with the collector paused (see ``acp_tui.protocol.big.quiet_gc``)."""
-    with quiet_gc():
-        return parse(params)
 
 
 class AgentClient(SessionCalls):
@@ -166,28 +110,20 @@ class AgentClient(SessionCalls):
             on_notification=self._on_notification,
             name="agent",
         )
-        self.connection.on_drain = self.apply_held
-        self.connection.on_notification_now = self._notification_now
-        self.connection.tap = tap
-        self._held = ChunkRun()
-        """Text chunks of one message held back to be applied as one (see ``coalesce``)."""
         self.sessions: dict[str, LiveSession] = {}
         self.mcp_servers = launch.mcp_servers
         self.dialect: Dialect = dialect_for(1, client_capabilities())
         """How the negotiated protocol version spells every call (set by ``initialize``)."""
         self.turns: dict[str, TurnWaiter] = {}
-        self.early_updates: dict[str, list[Event]] = {}
-        """Updates for a session id not registered yet: an agent may send some (commands) right
-        after its `session/new` reply, before the awaiting call has registered the session."""
-        self.gone: dict[str, None] = {}
-        """Sessions this client closed or let go (oldest first): whatever the agent still sends
-        for them is dropped, neither kept as early updates nor shown anywhere."""
-        self.updates: Listeners[[str, SessionUpdate]] = Listeners("session update listener")
-        """Every update of every session, after the session's transcript has it (see
-        ``subscribe``)."""
-        self.own_turn_ends: Listeners[[str, str | None]] = Listeners("turn end listener")
-        """A turn the agent started by itself (v2) ended: session id, stop reason. The end of
-        a prompted turn is the prompt's answer instead."""
+        self.inbox = UpdateInbox(self.sessions, self.turns, self.dialect)
+        self.connection.on_drain = self.inbox.apply_held
+        self.connection.on_notification_now = self.inbox.take_now
+        self.connection.tap = tap
+        # The inbox's: what the session calls and the recorder use of it.
+        self.early_updates: dict[str, list[Event]] = self.inbox.early_updates
+        self.gone: dict[str, None] = self.inbox.gone
+        self.updates: Listeners[[str, SessionUpdate]] = self.inbox.updates
+        self.own_turn_ends: Listeners[[str, str | None]] = self.inbox.own_turn_ends
         self.capabilities = Capabilities(protocol_version=launch.protocol_version)
         self.initialize_result: WireModel | None = None
         """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
@@ -280,7 +216,7 @@ class AgentClient(SessionCalls):
             ) from exc
         if version != offered:
             log.info("offered ACP protocol %s, going on with %s", offered, version)
-        self.dialect = dialect
+        self.dialect = self.inbox.dialect = dialect
         self.initialize_result = result
         self.capabilities = capabilities
         return self.capabilities
@@ -362,114 +298,15 @@ class AgentClient(SessionCalls):
             return
         self.url_questions.complete(note.elicitation_id)
 
-    def _notification_now(self, method: str, params: Any) -> bool:
-        """A notification of a line that is not big, in the read loop's step: everything but
-        `elicitation/complete` and unknown methods is handled here (no coroutine per line)."""
-        if method != "session/update":
-            return False
-        chunk = text_chunk(params)
-        if chunk is not None:
-            key, text = chunk
-            if not self._held.add(key, text, params):
-                self.apply_held()
-                self._held.add(key, text, params)
-            return True
-        self.apply_held()
-        self._apply_update(params)
-        return True
-
     async def _on_notification(self, method: str, params: Any) -> None:
-        if method == "session/update" and line_bytes.get() <= BIG_LINE:
-            self._notification_now(method, params)
+        if method == "session/update":
+            await self.inbox.receive(params)
             return
-        self.apply_held()
+        self.inbox.apply_held()
         if method == "elicitation/complete":
             self.elicitation_complete(params)
             return
-        if method != "session/update":
-            log.debug("ignoring notification %s", method)
-            return
-        # A big line: parsed in a worker thread, the loop keeps going.
-        try:
-            session_id, events = await off_loop_if_big(self._parse_update, params)
-        except ValidationError as exc:
-            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
-            return
-        self._apply_events(session_id, events)
-
-    def apply_held(self) -> None:
-        """Apply the text chunks held back, joined (the connection calls this when the
-        notifications read so far must take effect)."""
-        params = self._held.take()
-        if params is not None:
-            self._apply_update(params)
-
-    def _apply_update(self, params: Any) -> None:
-        try:
-            session_id, events = self._parse_update(params)
-        except ValidationError as exc:
-            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
-            return
-        self._apply_events(session_id, events)
-
-    def _apply_events(self, session_id: str, events: list[Event]) -> None:
-        for event in events:
-            session = self.sessions.get(session_id)
-            if isinstance(event, TurnStateChanged):
-                if session is not None:
-                    self._turn_state(session, event)
-                continue
-            updates: list[SessionUpdate] = []
-            if session is not None:
-                updates = apply_event(session.transcript, event)
-            elif session_id in self.gone:
-                log.debug("dropping an update for %s, a session let go", session_id)
-                return
-            else:
-                self._keep_early(session_id, event)
-                neutral = MessageReplaced | ToolContentAppended | AgentTerminalChanged
-                if not isinstance(event, neutral):
-                    updates = [event]
-            for update in updates:
-                self.updates.emit(session_id, update)
-            preencoded.drop((event, *updates))
-
-    def _parse_update(self, params: Any) -> tuple[str, list[Event]]:
-        """Parse a ``session/update``; in a worker thread (a big line), also encode its updates
-        for the recorder there."""
-        session_id, events = self.dialect.parse_update(params)
-        if line_bytes.get() > BIG_LINE:
-            preencoded.encode_all(events)
-        return session_id, list(events)
-
-    def _turn_state(self, session: LiveSession, event: TurnStateChanged) -> None:
-        """A v2 ``state_update``: idle ends the prompt waiting for it (or a background turn)."""
-        transcript = session.transcript
-        if event.state == "idle":
-            # Popped: an ``idle`` after this one (the agent may start a turn of its own at once,
-            # before the prompt's caller resumes) ends that turn, not the prompt's again.
-            waiter = self.turns.pop(session.session_id, None)
-            if waiter is not None:
-                waiter.stop_reason = event.stop_reason
-                waiter.done.set()
-            elif transcript.state != "idle":
-                transcript.end_turn(event.stop_reason)
-                self.own_turn_ends.emit(session.session_id, event.stop_reason)
-        elif event.state == "running":
-            transcript.set_state("running")
-        elif event.state == "requires_action":
-            transcript.set_state("requires_action")
-        else:
-            log.debug("ignoring unknown turn state %r", event.state)
-
-    def _keep_early(self, session_id: str, update: Event) -> None:
-        early = self.early_updates.get(session_id)
-        if early is None:
-            if len(self.early_updates) >= EARLY_SESSIONS:
-                del self.early_updates[next(iter(self.early_updates))]
-            early = self.early_updates[session_id] = []
-        if len(early) < EARLY_UPDATES:
-            early.append(update)
+        log.debug("ignoring notification %s", method)
 
     # -- shutdown --------------------------------------------------------------------------------
 
@@ -494,34 +331,65 @@ async def connect(
     ``tap`` sees every line of the wire from `initialize` on (see ``Connection.tap``).
     """
     paths = paths or get_paths()
-    async with spawn_agent(launch.agent, log_dir=paths.log_dir) as process:
-        client = AgentClient(
-            launch,
+    async with (
+        spawn_agent(launch.command, log_dir=paths.log_dir) as process,
+        connect_over(
             process,
+            launch,
             permission_handler=permission_handler,
             elicitation_handler=elicitation_handler,
-            tap=tap,
             terminal_policy=terminal_policy,
-        )
-        # Raised after the task group is left, so callers get the error itself (AgentExited,
-        # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
-        failure: Exception | None = None
-        async with anyio.create_task_group() as tg:
-            client.task_group = tg
-            tg.start_soon(client.run_connection)
-            try:
-                await client.initialize(init_timeout)
-                tg.start_soon(_warm_up, client.dialect)
-                yield client
-                client.ending = True  # left without an error: the owner is done with it
-            except Exception as exc:
-                failure = exc
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await client.aclose()
-                tg.cancel_scope.cancel()
-        if failure is not None:
-            raise failure
+            init_timeout=init_timeout,
+            tap=tap,
+        ) as client,
+    ):
+        yield client
+
+
+@asynccontextmanager
+async def connect_over(
+    process: AgentProcess,
+    launch: LaunchSpec,
+    *,
+    permission_handler: PermissionHandler = refuse_permission,
+    elicitation_handler: ElicitationHandler = cancel_elicitation,
+    terminal_policy: TerminalPolicy | None = None,
+    init_timeout: float = 30.0,
+    tap: Tap | None = None,
+) -> AsyncIterator[AgentClient]:
+    """Initialize a client of the agent ``process`` runs and yield it; close its sessions on
+    exit (stopping the process is its owner's part).
+
+    `connect` is this over a process it spawns; tests give it a demo agent running in their own
+    event loop instead (``tests/in_process.py``).
+    """
+    client = AgentClient(
+        launch,
+        process,
+        permission_handler=permission_handler,
+        elicitation_handler=elicitation_handler,
+        tap=tap,
+        terminal_policy=terminal_policy,
+    )
+    # Raised after the task group is left, so callers get the error itself (AgentExited,
+    # InitializeTimeout, their own...) rather than an ExceptionGroup wrapping it.
+    failure: Exception | None = None
+    async with anyio.create_task_group() as tg:
+        client.task_group = tg
+        tg.start_soon(client.run_connection)
+        try:
+            await client.initialize(init_timeout)
+            tg.start_soon(_warm_up, client.dialect)
+            yield client
+            client.ending = True  # left without an error: the owner is done with it
+        except Exception as exc:
+            failure = exc
+        finally:
+            with anyio.CancelScope(shield=True):
+                await client.aclose()
+            tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
 
 
 async def _warm_up(dialect: Dialect) -> None:

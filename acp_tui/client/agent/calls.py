@@ -1,19 +1,10 @@
 """Provides SessionCalls: the typed, capability-gated session methods of AgentClient.
 
-Lifecycle rules kept here, in one place:
-
-* ``additionalDirectories`` is sent only when the agent advertises it; asking for extra roots
-  of an agent that cannot take them raises :class:`Unsupported` (nothing is dropped silently);
-* load, resume and fork always state the complete list of extra roots (explicit-list
-  semantics; omitted would mean none);
-* restoring a session is one operation, :meth:`SessionCalls.reattach`, with or without replay
-  (v1: `session/load` or `session/resume`; v2: `session/resume` with or without ``replayFrom``);
-* new, load, resume and fork carry the configured MCP servers the agent can take, and the
-  session's transcript names each server left out (`acp_tui.client.agent.mcp`);
-* prompts carry only content kinds the agent advertised;
-* a turn ends with the `session/prompt` answer (v1) or the session's ``idle`` state (v2).
-
-How each protocol version spells a call is the business of ``self.dialect``.
+What each call may send is decided by the rules in `acp_tui.client.agent.rules`, before
+anything is sent; how each protocol version spells it is the business of ``self.dialect``.
+Here: the calls themselves, and what they do to the client's sessions. Restoring a session is
+one operation, :meth:`SessionCalls.reattach`, with or without replay; a turn ends with the
+`session/prompt` answer (v1) or the session's ``idle`` state (v2).
 """
 
 from __future__ import annotations
@@ -26,10 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 from anyio.abc import TaskGroup
 
+from acp_tui.client.agent import rules
 from acp_tui.client.agent.capabilities import Action, Capabilities
-from acp_tui.client.agent.dialects import Call, Dialect, Reattach, Setup
+from acp_tui.client.agent.dialects import Dialect, Reattach, Setup
 from acp_tui.client.agent.dialects.events import Event, apply_event
-from acp_tui.client.agent.mcp import McpProblem, McpServerSpec, mcp_for_session
+from acp_tui.client.agent.mcp import McpProblem, McpServerSpec
 from acp_tui.client.errors import AgentError, Unsupported
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.client.session.transcript import Transcript
@@ -41,18 +33,16 @@ from acp_tui.protocol.methods import (
     CloseSessionResponse,
     DeleteSessionRequest,
     DeleteSessionResponse,
-    ListSessionsRequest,
     ListSessionsResponse,
     PromptRequest,
     PromptResponse,
-    SessionInfo,
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
 
 _R = TypeVar("_R", bound=WireModel)
 
-__all__ = ["Reattach", "SessionCalls", "TurnWaiter", "session_matches"]
+__all__ = ["Reattach", "SessionCalls", "TurnWaiter"]
 
 
 GONE_SESSIONS = 256
@@ -93,29 +83,7 @@ class SessionCalls:
     # -- gating --------------------------------------------------------------------------------
 
     def require(self, action: Action) -> None:
-        reason = self.capabilities.why_not(action)
-        if reason is not None:
-            raise Unsupported(reason)
-
-    def _extra_roots(self, dirs: Sequence[Path], *, explicit: bool) -> list[str] | None:
-        """The ``additionalDirectories`` value to send, or None to leave the field out."""
-        if not self.capabilities.additional_directories:
-            if dirs:
-                self.require("additional_directories")
-            return None
-        if not dirs and not explicit:
-            return None
-        return [str(d) for d in dirs]
-
-    def _with_mcp(self, call: Call) -> tuple[Call, list[McpProblem]]:
-        """``call`` carrying the MCP servers the agent can take, and those left out."""
-        if not self.mcp_servers:
-            return call, []
-        setup = mcp_for_session(self.mcp_servers, self.capabilities)
-        method, params, result = call
-        if setup.servers:
-            params = type(params).from_wire({**params.to_wire(), "mcpServers": setup.servers})
-        return (method, params, result), setup.problems
+        rules.require(self.capabilities, action)
 
     @staticmethod
     def _tell_mcp(session: LiveSession, problems: list[McpProblem]) -> None:
@@ -144,8 +112,10 @@ class SessionCalls:
     async def new_session(
         self, cwd: Path, additional_directories: Sequence[Path] = ()
     ) -> LiveSession:
-        extra = self._extra_roots(additional_directories, explicit=False)
-        call, problems = self._with_mcp(self.dialect.new_session(str(cwd), extra))
+        extra = rules.extra_roots(self.capabilities, additional_directories, explicit=False)
+        call, problems = rules.with_mcp(
+            self.dialect.new_session(str(cwd), extra), self.mcp_servers, self.capabilities
+        )
         setup = self.dialect.setup(await self.request(*call))
         assert setup.session_id is not None
         session = LiveSession(setup.session_id, cwd, tuple(additional_directories), self.task_group)
@@ -173,7 +143,7 @@ class SessionCalls:
         additional_directories: Sequence[Path],
         transcript: Transcript | None = None,
     ) -> LiveSession:
-        extra = self._extra_roots(additional_directories, explicit=True)
+        extra = rules.extra_roots(self.capabilities, additional_directories, explicit=True)
         previous = self.sessions.get(session_id)
         session = LiveSession(session_id, cwd, tuple(additional_directories), self.task_group)
         if transcript is not None:
@@ -183,7 +153,11 @@ class SessionCalls:
         # Registered before the call so that replayed updates land in its transcript.
         self.sessions[session_id] = session
         try:
-            call, problems = self._with_mcp(self.dialect.restore(how, session_id, str(cwd), extra))
+            call, problems = rules.with_mcp(
+                self.dialect.restore(how, session_id, str(cwd), extra),
+                self.mcp_servers,
+                self.capabilities,
+            )
             setup: Setup = self.dialect.setup(await self.request(*call))
         except BaseException:
             if previous is not None:
@@ -221,26 +195,9 @@ class SessionCalls:
         return await self._restore("resume", session_id, cwd, additional_directories, transcript)
 
     def reattach_method(self, replay: bool) -> Reattach:
-        """Which method restores a session with or without replay on this agent.
-
-        Without replay, resume is preferred and load is the fallback (its replay is then
-        simply shown); with replay, load is preferred and resume is the fallback, where the
-        caller replays from its own transcript cache and must say so.
-        """
-        caps = self.capabilities
-        if self.dialect.version >= 2:
-            # v2: one method, resume; replay is its replayFrom cursor.
-            self.require("resume")
-            return "load" if replay else "resume"
-        if replay:
-            if caps.can_load:
-                return "load"
-            self.require("resume")
-            return "resume"
-        if caps.can_resume:
-            return "resume"
-        self.require("load")
-        return "load"
+        """Which method restores a session with or without replay on this agent (see
+        `rules.reattach_method`)."""
+        return rules.reattach_method(self.capabilities, self.dialect.version, replay)
 
     async def reattach(
         self, session_id: str, cwd: Path, additional_directories: Sequence[Path], *, replay: bool
@@ -255,8 +212,10 @@ class SessionCalls:
         self, session_id: str, cwd: Path, additional_directories: Sequence[Path] = ()
     ) -> LiveSession:
         self.require("fork")
-        extra = self._extra_roots(additional_directories, explicit=True)
-        call, problems = self._with_mcp(self.dialect.fork(session_id, str(cwd), extra))
+        extra = rules.extra_roots(self.capabilities, additional_directories, explicit=True)
+        call, problems = rules.with_mcp(
+            self.dialect.fork(session_id, str(cwd), extra), self.mcp_servers, self.capabilities
+        )
         setup = self.dialect.setup(await self.request(*call))
         assert setup.session_id is not None
         session = LiveSession(setup.session_id, cwd, tuple(additional_directories), self.task_group)
@@ -272,7 +231,7 @@ class SessionCalls:
         additional_directories: Sequence[Path] | None = None,
     ) -> ListSessionsResponse:
         """One page of `session/list`. Filters the agent cannot take are not sent."""
-        params = self._list_params(cwd, cursor, additional_directories)
+        params = rules.list_params(self.capabilities, cwd, cursor, additional_directories)
         return await self.request("session/list", params, ListSessionsResponse)
 
     async def list_sessions_raw(
@@ -284,22 +243,9 @@ class SessionCalls:
     ) -> Any:
         """One page of `session/list`, not validated yet: the session browser validates a
         page of 100,000 sessions a piece at a time, showing the first rows meanwhile."""
-        params = self._list_params(cwd, cursor, additional_directories)
+        params = rules.list_params(self.capabilities, cwd, cursor, additional_directories)
         raw, _ = await self.request_raw("session/list", params)
         return raw
-
-    def _list_params(
-        self, cwd: Path | None, cursor: str | None, additional_directories: Sequence[Path] | None
-    ) -> ListSessionsRequest:
-        self.require("list")
-        params = ListSessionsRequest()
-        if cwd is not None:
-            params.cwd = str(cwd)
-        if cursor is not None:
-            params.cursor = cursor
-        if additional_directories is not None and self.capabilities.additional_directories:
-            params.additional_directories = [str(d) for d in additional_directories]
-        return params
 
     async def close_session(self, session_id: str) -> None:
         self.require("close")
@@ -351,12 +297,7 @@ class SessionCalls:
     async def prompt(self, session_id: str, blocks: Sequence[ContentBlock]) -> str:
         """Run one turn; returns the stop reason. The user's message is shown first."""
         session = self.live(session_id)
-        allowed = self.capabilities.prompt_content_kinds
-        refused = sorted({getattr(b, "type", "?") for b in blocks} - allowed)
-        if refused:
-            raise Unsupported(
-                f"{self.capabilities.display_name} does not accept {', '.join(refused)} content"
-            )
+        rules.require_content(self.capabilities, blocks)
         session.transcript.add_user_message(blocks)
         session.prompt_started()
         params = PromptRequest(session_id=session_id, prompt=list(blocks))
@@ -400,14 +341,3 @@ class SessionCalls:
         session = self.live(session_id)
         session.cancel_pending_permissions()
         await self.notify("session/cancel", CancelNotification(session_id=session_id))
-
-
-def session_matches(
-    info: SessionInfo, *, cwd: Path | None, additional_directories: Sequence[Path] | None
-) -> bool:
-    """Client-side filter (agents may ignore filters): cwd exact, extra roots exact and ordered."""
-    if cwd is not None and info.cwd != str(cwd):
-        return False
-    if additional_directories is not None:
-        return list(info.additional_directories or []) == [str(d) for d in additional_directories]
-    return True

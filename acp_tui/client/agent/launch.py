@@ -35,7 +35,7 @@ class LaunchError(Exception):
 class LaunchSpec:
     """Everything needed to start one agent session."""
 
-    agent: AgentCommand
+    command: AgentCommand
     """The agent process to spawn; its cwd is the session cwd."""
     cwd: Path
     """The session's working directory, absolute."""
@@ -147,7 +147,7 @@ def _resolve(
             raise LaunchError("no agent command given after '--'")
         program = Path(command[0]).name or command[0]
         return LaunchSpec(
-            agent=AgentCommand(argv=list(command), cwd=cwd, name=program),
+            command=AgentCommand(argv=list(command), cwd=cwd, name=program),
             cwd=cwd,
             protocol_version=protocol or 1,
             display_name=program,
@@ -173,7 +173,7 @@ def _resolve(
     if name == DEMO_AGENT_NAME:
         demo = demo_agent_command(paths, protocol or 1)
         return LaunchSpec(
-            agent=AgentCommand(argv=demo.argv, env=demo.env, cwd=cwd, name=demo.name),
+            command=AgentCommand(argv=demo.argv, env=demo.env, cwd=cwd, name=demo.name),
             cwd=cwd,
             protocol_version=protocol or 1,
             is_demo=True,
@@ -187,7 +187,9 @@ def _resolve(
 def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | None) -> LaunchSpec:
     program = os.path.expanduser(config.command)
     return LaunchSpec(
-        agent=AgentCommand(argv=[program, *config.args], env=dict(config.env), cwd=cwd, name=name),
+        command=AgentCommand(
+            argv=[program, *config.args], env=dict(config.env), cwd=cwd, name=name
+        ),
         cwd=cwd,
         additional_directories=_roots(config.additional_directories, cwd),
         protocol_version=protocol or config.protocol,

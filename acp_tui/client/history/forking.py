@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from acp_tui.client.errors import AgentError
 from acp_tui.client.history.restore import has_history, reattach
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.jsonrpc import RpcError
 

@@ -103,7 +103,7 @@ def agent_key_for(launch: LaunchSpec) -> str:
     The key does not depend on where acp-tui keeps its data or which virtualenv runs it, so the
     same agent keeps its cache; a different command or different flags make another agent.
     """
-    argv = [str(arg) for arg in launch.agent.argv]
+    argv = [str(arg) for arg in launch.command.argv]
     if argv and _PYTHON.fullmatch(Path(argv[0]).name):
         argv[0] = "python"
     return json.dumps(argv, ensure_ascii=False)

@@ -21,8 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from acp_tui.client.session.entries import MessageEntry, ToolCallEntry
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import MessageEntry, ToolCallEntry, Transcript
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
 

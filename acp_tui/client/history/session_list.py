@@ -12,9 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from enum import Enum
-from itertools import pairwise
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -22,23 +20,14 @@ import anyio
 import anyio.to_thread
 from pydantic import TypeAdapter, ValidationError
 
-from acp_tui.client.agent.calls import session_matches
+from acp_tui.client.agent.rules import session_matches
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.protocol.big import list_adapter, quiet_gc
 from acp_tui.protocol.connection import describe_validation_error
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
-from acp_tui.protocol.timestamps import parse_timestamp
 
-__all__ = [
-    "KEEP",
-    "ListingClient",
-    "SessionLister",
-    "age_text",
-    "display_title",
-    "parse_roots",
-    "relative_time",
-]
+__all__ = ["KEEP", "ListingClient", "SessionLister"]
 
 
 class _Keep(Enum):
@@ -340,79 +329,3 @@ def _is_cursor_error(exc: Exception) -> bool:
     if isinstance(exc, RpcError):
         return exc.code == ErrorCode.INVALID_PARAMS or "cursor" in exc.message.lower()
     return "cursor" in str(exc).lower()
-
-
-# -- presentation helpers (plain text, shared by the UI and tests) --------------------------------
-
-
-ID_PREFIX = 8
-"""The fewest characters of a session id shown where ids tell sessions apart."""
-
-
-def distinct_prefix(session_ids: Iterable[str], minimum: int = ID_PREFIX) -> int:
-    """How many leading characters tell these ids apart (at least ``minimum``): agents that
-    start their ids with a date or a fixed word need more than the first few."""
-    ordered = sorted(set(session_ids))
-    length = minimum
-    for before, after in pairwise(ordered):
-        shared = min(len(before), len(after))
-        common = next((i for i in range(shared) if before[i] != after[i]), shared)
-        length = max(length, common + 1)
-    return length
-
-
-def display_title(info: SessionInfo) -> str:
-    """The title, or a readable fallback for an untitled session."""
-    title = (info.title or "").strip()
-    return title or f"{info.session_id[:8]} (untitled)"
-
-
-def relative_time(value: str | None, now: datetime | None = None) -> str:
-    """``updatedAt`` as "5 min ago"; "—" when missing, the raw text when unreadable."""
-    if not value:
-        return "—"
-    when = parse_timestamp(value)
-    if when is None:
-        return value[:20]
-    return age_text(when, now or datetime.now(UTC))
-
-
-def age_text(when: datetime, now: datetime) -> str:
-    """How long before ``now`` ``when`` was, as :func:`relative_time` says it."""
-    seconds = (now - when).total_seconds()
-    if seconds < 45:
-        return "just now"
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return f"{minutes} min ago"
-    hours = round(seconds / 3600)
-    if hours < 24:
-        return f"{hours} h ago"
-    days = round(seconds / 86400)
-    if days < 30:
-        return "yesterday" if days == 1 else f"{days} days ago"
-    return when.strftime("%Y-%m-%d")
-
-
-def parse_roots(text: str) -> tuple[Path, ...] | None:
-    """The extra-roots filter as typed: comma or newline separated absolute paths.
-
-    Empty means no filter (None); ``none`` means exactly no extra roots. A relative path raises
-    ValueError (the protocol takes absolute paths only).
-    """
-    stripped = text.strip()
-    if not stripped:
-        return None
-    if stripped.casefold() == "none":
-        return ()
-    roots: list[Path] = []
-    for part in stripped.replace("\n", ",").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        path = Path(part).expanduser()
-        if not path.is_absolute():
-            raise ValueError(f"not an absolute path: {part}")
-        if path not in roots:
-            roots.append(path)
-    return tuple(roots)

@@ -1,7 +1,7 @@
 """Provides the agent subprocess: spawned in its own process group, stderr drained, always reaped.
 
 `spawn_agent` starts the agent with stdin/stdout pipes for the JSON-RPC connection. A task drains
-stderr into a bounded ring buffer (for error messages) and a log file; another notices the exit.
+stderr into a bounded ring buffer (for error messages) and an `AgentLog`; another notices the exit.
 Leaving the context shuts the agent's whole process tree down (EOF, then SIGTERM, then SIGKILL),
 shielded from cancellation and bounded in time. The tree is its process group and everything else it
 started, also what called ``setsid()`` (see ``acp_tui.client.process.reaper``), which guards it
@@ -15,16 +15,13 @@ import codecs
 import errno
 import logging
 import os
-import re
 import shutil
 import signal
 import subprocess
-import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import TextIO
 
 import anyio
 import anyio.abc
@@ -32,6 +29,7 @@ import anyio.to_thread
 
 from acp_tui.client.errors import AgentExited, AgentNotFound, AgentStartFailed
 from acp_tui.client.process import reaper, watchdog
+from acp_tui.client.process.agent_log import AgentLog
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import get_paths
 
@@ -39,8 +37,6 @@ log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 4096
 """Longer stderr lines are cut in the ring buffer so a giant line cannot eat memory."""
-MAX_LOG_BYTES = 16 * 1024 * 1024
-"""A log file stops growing here so an agent flooding stderr cannot fill the disk."""
 KILL_WAIT = 2.0
 """How long to wait for an exit after SIGKILL before giving up on it."""
 STDERR_GRACE = 0.5
@@ -82,10 +78,9 @@ class AgentProcess:
         self.pgid: int = process.pid  # start_new_session: the agent leads its own group
         self.root = root
         self.exited = anyio.Event()
-        self.log_path: Path | None = None
         self._process = process
         self._stderr = process.stderr
-        self._log_dir = log_dir
+        self._log = AgentLog(command, process.pid, log_dir)
         self._stop_timeout = stop_timeout
         self._term_timeout = term_timeout
         self._returncode: int | None = None
@@ -94,12 +89,15 @@ class AgentProcess:
         self._partial = bytearray()
         self._partial_cut = False
         self._stderr_done = anyio.Event()
-        self._log: TextIO | None = None
-        self._log_bytes = 0
         self._shutdown_started = False
         self._shutdown_done = anyio.Event()
         self._task_scopes: list[anyio.CancelScope] = []
         self._tasks_stopped = False
+
+    @property
+    def log_path(self) -> Path | None:
+        """The stderr log file, once it is open."""
+        return self._log.path
 
     @property
     def returncode(self) -> int | None:
@@ -231,17 +229,17 @@ class AgentProcess:
         """Read stderr to EOF into the ring buffer and the log, so the agent never blocks on it."""
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         try:
-            await self._open_log()
+            await self._log.open()
             while True:
                 try:
                     data = await self._stderr.receive()
                 except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                     break
                 self._feed(data)
-                await self._write_log(decoder.decode(data))
+                await self._log.write(decoder.decode(data))
             if self._partial:
                 self._finish_line()
-            await self._write_log(decoder.decode(b"", final=True))
+            await self._log.write(decoder.decode(b"", final=True))
         except Exception:
             log.exception("draining the stderr of agent %s failed", self.command.name)
         finally:
@@ -271,68 +269,13 @@ class AgentProcess:
         self._partial.clear()
         self._partial_cut = False
 
-    async def _open_log(self) -> None:
-        safe_name = re.sub(r"[^A-Za-z0-9._-]+", "_", self.command.name).strip("._")[:64] or "agent"
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = self._log_dir / f"{safe_name}-{stamp}-{self.pid}.log"
-        header = (
-            f"# acp-tui: agent {self.command.name!r} pid {self.pid} started "
-            f"{time.strftime('%Y-%m-%d %H:%M:%S %z')}\n# argv: {list(self.command.argv)!r}\n"
-            f"# cwd: {self.command.cwd or os.getcwd()}\n"
-        )
-
-        def open_log() -> TextIO:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            file = path.open("a", encoding="utf-8", errors="replace")
-            file.write(header)
-            file.flush()
-            return file
-
-        try:
-            self._log = await anyio.to_thread.run_sync(open_log)
-            self.log_path = path
-        except OSError as exc:
-            log.warning("cannot open the log %s of agent %s: %s", path, self.command.name, exc)
-
-    async def _write_log(self, text: str) -> None:
-        file = self._log
-        if file is None or not text or self._log_bytes >= MAX_LOG_BYTES:
-            return
-        self._log_bytes += len(text)
-        if self._log_bytes >= MAX_LOG_BYTES:
-            text += f"\n# acp-tui: log truncated at {MAX_LOG_BYTES} bytes\n"
-
-        def write() -> None:
-            file.write(text)
-            file.flush()
-
-        try:
-            await anyio.to_thread.run_sync(write)
-        except OSError as exc:
-            log.warning("cannot write the log of agent %s: %s", self.command.name, exc)
-            self._log_bytes = MAX_LOG_BYTES
-
     async def _close(self) -> None:
         """Release the pipes and the log once the agent is stopped."""
         if self.exited.is_set():  # aclose() would wait, shielded, for an unkillable process
             with anyio.move_on_after(KILL_WAIT):
                 await self._process.aclose()
-        file, self._log = self._log, None
-        if file is None:
-            return
         signals = ", ".join(sig.name for sig in self._signals) or "none"
-        footer = f"# acp-tui: exit code {self._returncode}; signals sent: {signals}\n"
-
-        def finish() -> None:
-            try:
-                file.write(footer)
-            finally:
-                file.close()
-
-        try:
-            await anyio.to_thread.run_sync(finish)
-        except OSError as exc:
-            log.warning("cannot close the log of agent %s: %s", self.command.name, exc)
+        await self._log.close(f"# acp-tui: exit code {self._returncode}; signals sent: {signals}\n")
 
 
 @asynccontextmanager

@@ -16,16 +16,16 @@ from pathlib import Path
 
 from acp_tui.client.safe_text import sanitize
 from acp_tui.client.session.diff import unified_diff
-from acp_tui.client.session.transcript import (
+from acp_tui.client.session.entries import (
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
     ToolCallEntry,
-    Transcript,
     TranscriptEntry,
     Usage,
     block_text,
 )
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.tools.terminals import TerminalOutput
 from acp_tui.config.atomic import write_atomic
 from acp_tui.protocol.tools import (

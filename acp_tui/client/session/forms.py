@@ -25,16 +25,13 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import lru_cache
 from typing import Literal
 
-import regex
-
 from acp_tui.client.safe_text import one_line
+from acp_tui.client.session.form_patterns import pattern_problem, pattern_usable
 from acp_tui.protocol.elicitation import (
     BooleanPropertySchema,
     ElicitationSchema,
@@ -60,14 +57,6 @@ Value = str | int | float | bool | list[str]
 
 MAX_FIELDS = 100
 """The most fields a form shows; an agent asking for more gets the first ones."""
-MAX_PATTERN = 1000
-"""A longer ``pattern`` is not applied (nor is one Python cannot read)."""
-PATTERN_SECONDS = 0.1
-"""The longest one ``pattern`` may take on one text. The agent writes the pattern, and one made
-to backtrack for ever (``^(a|aa)+$``) would hold the app: it is matched with a time bound (the
-``regex`` engine, which also lets other threads run meanwhile; the UI checks forms in a thread),
-and one that takes longer is not applied from then on (the agent checks what it receives)."""
-SLOW_PATTERNS_KEPT = 256
 INT64 = (-(2**63), 2**63 - 1)
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -98,38 +87,6 @@ class Choice:
     value: str
     title: str
     description: str | None = None
-
-
-@lru_cache(maxsize=256)
-def _compiled(pattern: str) -> regex.Pattern[str] | None:
-    if len(pattern) > MAX_PATTERN:
-        return None
-    try:
-        return regex.compile(pattern)
-    except (regex.error, RecursionError, OverflowError, ValueError) as exc:
-        log.info("elicitation pattern %r cannot be used: %s", pattern[:100], exc)
-        return None
-
-
-_too_slow: OrderedDict[str, None] = OrderedDict()
-"""The patterns that took longer than ``PATTERN_SECONDS`` (the newest ones), no longer applied."""
-
-
-def pattern_problem(pattern: str, text: str) -> str | None:
-    """Why ``text`` does not match ``pattern`` (None: it does, or the pattern is not applied:
-    unreadable, too long, or too slow to check)."""
-    compiled = _compiled(pattern)
-    if compiled is None or pattern in _too_slow:
-        return None
-    try:
-        found = compiled.search(text, timeout=PATTERN_SECONDS, concurrent=True)
-    except TimeoutError:
-        log.warning("elicitation pattern %r took too long to check: not applied", pattern[:100])
-        _too_slow[pattern] = None
-        while len(_too_slow) > SLOW_PATTERNS_KEPT:
-            _too_slow.popitem(last=False)
-        return None
-    return None if found is not None else f"must match the pattern {pattern}"
 
 
 def _bound(value: float) -> str:
@@ -195,7 +152,7 @@ class FormField:
             if schema.min_length is not None or schema.max_length is not None:
                 parts.append(_between(schema.min_length, schema.max_length, "character"))
             if schema.pattern is not None:
-                usable = _compiled(schema.pattern) is not None
+                usable = pattern_usable(schema.pattern)
                 parts.append(f"pattern {schema.pattern}" if usable else "(its pattern is ignored)")
         elif isinstance(schema, NumberPropertySchema | IntegerPropertySchema):
             parts.append("a whole number" if self.kind == "integer" else "a number")

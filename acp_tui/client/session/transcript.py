@@ -3,7 +3,8 @@
 Pure Python, no wire JSON for the UI to touch. Shaped after the v2 concepts so both protocol
 versions feed it: messages keyed by ``messageId`` (chunks append), tool calls upserted by
 ``toolCallId`` and created on first sight, the plan replaced whole, and an explicit turn state
-(idle / running / requires_action).
+(idle / running / requires_action). The entries themselves are in
+`acp_tui.client.session.entries`.
 
 Each entry carries a ``revision`` that grows whenever it changes, and every change is reported to
 listeners as a :class:`Change`, so a view re-renders only the entries that changed.
@@ -12,24 +13,27 @@ listeners as a :class:`Change`, so a view re-renders only the entries that chang
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
-from urllib.parse import unquote
+from dataclasses import dataclass
+from typing import Literal
 
 from acp_tui.client.listeners import Listeners
-from acp_tui.client.safe_text import sanitize
-from acp_tui.client.tools.terminals import AgentTerminal
-from acp_tui.protocol.content import (
-    AudioContent,
-    ContentBlock,
-    EmbeddedResource,
-    ImageContent,
-    ResourceLink,
-    TextContent,
-    TextResourceContents,
+from acp_tui.client.session.entries import (
+    AgentNotice,
+    Level,
+    MessageEntry,
+    NoticeEntry,
+    PlanEntryBlock,
+    PlanItem,
+    Role,
+    ToolCallEntry,
+    TranscriptEntry,
+    Usage,
+    agent_notice,
 )
+from acp_tui.client.tools.terminals import AgentTerminal
+from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.session_config import SessionConfigOption, SessionModeState
-from acp_tui.protocol.tools import TerminalToolCallContent, ToolCallContent, ToolCallLocation
+from acp_tui.protocol.tools import TerminalToolCallContent, ToolCallContent
 from acp_tui.protocol.updates import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -40,7 +44,6 @@ from acp_tui.protocol.updates import (
     PlanEntry,
     PlanUpdate,
     SessionInfoUpdate,
-    SessionNotice,
     SessionUpdate,
     ToolCallProgress,
     ToolCallStart,
@@ -48,146 +51,8 @@ from acp_tui.protocol.updates import (
     UserMessageChunk,
 )
 
-Role = Literal["user", "agent", "thought"]
 TurnState = Literal["idle", "running", "requires_action"]
 ChangeKind = Literal["appended", "updated", "state", "meta"]
-
-
-def block_text(block: ContentBlock) -> str:
-    """A readable text form of any content block (non-text blocks become a short label)."""
-    if isinstance(block, TextContent):
-        return block.text
-    if isinstance(block, ResourceLink):
-        return f"[{block.name}]({block.uri})"
-    if isinstance(block, EmbeddedResource):
-        res = block.resource
-        if isinstance(res, TextResourceContents):
-            return f"[{res.uri}]"
-        return f"[binary resource {res.uri}]"
-    if isinstance(block, ImageContent):
-        return image_label(block)
-    if isinstance(block, AudioContent):
-        return f"[audio {block.mime_type}]"
-    return f"[unsupported content: {getattr(block, 'type', '?')}]"
-
-
-def format_size(count: int) -> str:
-    """A byte count for people: ``512 B``, ``1.5 KB``, ``2.0 MB``."""
-    if count < 1024:
-        return f"{count} B"
-    if count < 1024 * 1024:
-        return f"{count / 1024:.1f} KB"
-    return f"{count / (1024 * 1024):.1f} MB"
-
-
-def image_label(block: ImageContent) -> str:
-    """The placeholder an image is shown as: its name (for a file), type and decoded size."""
-    data = block.data
-    size = max(len(data) * 3 // 4 - data[-2:].count("="), 0) if data else 0
-    name = unquote(block.uri.rsplit("/", 1)[-1]) if block.uri else ""
-    label = " ".join(part for part in ("image", sanitize(name, 60)) if part)
-    return f"[{label} · {sanitize(block.mime_type, 40)} · {format_size(size)}]"
-
-
-@dataclass(eq=False, slots=True)
-class Entry:
-    """Base of transcript entries; ``revision`` grows on every change."""
-
-    revision: int = field(default=0, init=False)
-
-    def touch(self) -> None:
-        self.revision += 1
-
-
-@dataclass(eq=False, slots=True)
-class MessageEntry(Entry):
-    """A user message, an agent message or a thought, assembled from chunks."""
-
-    role: Role = "agent"
-    message_id: str | None = None
-    parts: list[str] = field(default_factory=list)
-    blocks: list[ContentBlock] = field(default_factory=list)
-    _text: str | None = field(default=None, repr=False)
-
-    def append(self, block: ContentBlock) -> None:
-        self.blocks.append(block)
-        self.parts.append(block_text(block))
-        self._text = None
-        self.touch()
-
-    @property
-    def text(self) -> str:
-        if self._text is None:
-            self._text = "".join(self.parts)
-        return self._text
-
-
-@dataclass(eq=False, slots=True)
-class ToolCallEntry(Entry):
-    """A tool call, upserted by id; fields are replaced when an update sets them."""
-
-    tool_call_id: str = ""
-    title: str = "Tool call"
-    kind: str = "other"
-    status: str = "pending"
-    content: list[ToolCallContent] = field(default_factory=list)
-    locations: list[ToolCallLocation] = field(default_factory=list)
-    raw_input: Any = None
-    raw_output: Any = None
-    name: str | None = None
-    """The programmatic name of the tool (UNSTABLE ``name``), when the agent sends one."""
-
-
-class PlanItem(Protocol):
-    """One plan entry as the transcript shows it (a wire ``PlanEntry`` or a ``PlanEntryView``)."""
-
-    @property
-    def content(self) -> str: ...
-
-    @property
-    def priority(self) -> str: ...
-
-    @property
-    def status(self) -> str: ...
-
-
-@dataclass(eq=False, slots=True)
-class PlanEntryView:
-    content: str
-    priority: str
-    status: str
-
-
-@dataclass(eq=False, slots=True)
-class PlanEntryBlock(Entry):
-    """The agent's plan; each plan update replaces the entries whole.
-
-    The entries are the wire models themselves: copying 200,000 of them into views would hold
-    the event loop for seconds."""
-
-    entries: Sequence[PlanItem] = field(default_factory=list)
-
-
-@dataclass(eq=False, slots=True)
-class NoticeEntry(Entry):
-    """Something the user should know that is not a message: a stop reason, an unknown update."""
-
-    text: str = ""
-    level: Literal["info", "warning", "error"] = "info"
-    hint: bool = False
-    """A hint about the app (a key to press), not part of the conversation: never exported."""
-
-
-TranscriptEntry = MessageEntry | ToolCallEntry | PlanEntryBlock | NoticeEntry
-
-
-@dataclass(frozen=True, slots=True)
-class AgentNotice:
-    """A ``notice`` update: shown in passing (a toast), never kept in the transcript."""
-
-    title: str
-    description: str | None
-    level: Literal["info", "warning", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,14 +62,6 @@ class Change:
     kind: ChangeKind
     index: int | None = None
     what: str = ""
-
-
-@dataclass(slots=True)
-class Usage:
-    used: int
-    size: int
-    cost_amount: float | None = None
-    cost_currency: str | None = None
 
 
 Listener = Callable[[Change], None]
@@ -293,13 +150,7 @@ class Transcript:
         elif isinstance(update, SessionInfoUpdate):
             self.apply_info(update)
         elif isinstance(update, UsageUpdate):
-            cost = update.cost
-            self.usage = Usage(
-                update.used,
-                update.size,
-                cost.amount if cost else None,
-                cost.currency if cost else None,
-            )
+            self.usage = Usage.of(update)
             self._emit(Change("meta", what="usage"))
         elif getattr(update, "session_update", None) == "notice" and self._agent_notice(update):
             pass
@@ -310,17 +161,10 @@ class Transcript:
 
     def _agent_notice(self, update: SessionUpdate) -> bool:
         """Announce a ``notice`` update; False (an unknown update then) when it is malformed."""
-        from pydantic import ValidationError
-
-        try:
-            notice = SessionNotice.model_validate(update.to_wire())
-        except ValidationError:
+        notice = agent_notice(update)
+        if notice is None:
             return False
-        level: Literal["info", "warning", "error"] = "info"
-        if notice.severity in ("warning", "error"):
-            level = "warning" if notice.severity == "warning" else "error"
-        description = sanitize(notice.description, 500) if notice.description else None
-        self.last_notice = AgentNotice(sanitize(notice.title, 200), description, level)
+        self.last_notice = notice
         self._emit(Change("meta", what="notice"))
         return True
 
@@ -331,7 +175,7 @@ class Transcript:
             self._echo_index = None
             echoed = self.entries[index]
             assert isinstance(echoed, MessageEntry)
-            echoed.blocks, echoed.parts, echoed._text = [block], [block_text(block)], None
+            echoed.set_blocks([block])
             echoed.message_id = message_id
             if message_id is not None:
                 self._messages[(role, message_id)] = index
@@ -357,10 +201,7 @@ class Transcript:
                 last.append(block)
                 self._updated(len(self.entries) - 1)
                 return
-        entry = MessageEntry(role=role, message_id=message_id)
-        entry.blocks.append(block)
-        entry.parts.append(block_text(block))
-        index = self._append(entry)
+        index = self._append(MessageEntry.of(role, message_id, [block]))
         if message_id is not None:
             self._messages[(role, message_id)] = index
 
@@ -380,10 +221,7 @@ class Transcript:
         if role != "user" or index is not None:
             self._echo_index = None
         if index is None:
-            entry = MessageEntry(role=role, message_id=message_id)
-            for block in blocks or ():
-                entry.blocks.append(block)
-                entry.parts.append(block_text(block))
+            entry = MessageEntry.of(role, message_id, blocks or ())
             self._messages[(role, message_id)] = self._append(entry)
             return None
         existing = self.entries[index]
@@ -391,9 +229,7 @@ class Transcript:
         before = list(existing.blocks)
         existing.message_id = message_id
         if blocks is not None:
-            existing.blocks = list(blocks)
-            existing.parts = [block_text(b) for b in blocks]
-            existing._text = None
+            existing.set_blocks(blocks)
         existing.touch()
         self._updated(index)
         return before
@@ -421,14 +257,14 @@ class Transcript:
         index = self._tool_calls.get(update.tool_call_id)
         if index is None:
             entry = ToolCallEntry(tool_call_id=update.tool_call_id)
-            self._fill_tool_call(entry, update)
+            entry.fill(update)
             index = self._append(entry)
             self._tool_calls[update.tool_call_id] = index
             self._track_terminals(entry, index)
             return
         existing = self.entries[index]
         assert isinstance(existing, ToolCallEntry)
-        self._fill_tool_call(existing, update)
+        existing.fill(update)
         existing.touch()
         self._track_terminals(existing, index)
         self._updated(index)
@@ -457,27 +293,6 @@ class Transcript:
         terminal = self.agent_terminals.setdefault(terminal_id, AgentTerminal())
         terminal.set_exit(exited, exit_code, signal)
         self.terminal_changed(terminal_id)
-
-    @staticmethod
-    def _fill_tool_call(entry: ToolCallEntry, update: ToolCallStart | ToolCallProgress) -> None:
-        fields = update.model_fields_set
-        if update.title is not None and ("title" in fields or isinstance(update, ToolCallStart)):
-            entry.title = update.title
-        if update.kind is not None:
-            entry.kind = update.kind
-        if update.status is not None:
-            entry.status = update.status
-        if "content" in fields and update.content is not None:
-            entry.content = list(update.content)
-        if "locations" in fields and update.locations is not None:
-            entry.locations = list(update.locations)
-        if "raw_input" in fields:
-            entry.raw_input = update.raw_input
-        if "raw_output" in fields:
-            entry.raw_output = update.raw_output
-        if "name" in fields:  # null clears it (patch semantics)
-            name = update.name
-            entry.name = sanitize(name, 80) if isinstance(name, str) and name else None
 
     def set_plan(self, entries: Sequence[PlanEntry]) -> None:
         views: list[PlanItem] = list(entries)
@@ -524,9 +339,7 @@ class Transcript:
             self.title = other.title
             self._emit(Change("meta", what="title"))
 
-    def add_notice(
-        self, text: str, level: Literal["info", "warning", "error"] = "info", *, hint: bool = False
-    ) -> None:
+    def add_notice(self, text: str, level: Level = "info", *, hint: bool = False) -> None:
         """Say something that is not a message; ``hint``: about the app, left out of exports."""
         self._append(NoticeEntry(text=text, level=level, hint=hint))
 
@@ -536,11 +349,7 @@ class Transcript:
         self, blocks: Sequence[ContentBlock], message_id: str | None = None
     ) -> None:
         """Show what the user sent (v1 agents do not echo the prompt during a live turn)."""
-        entry = MessageEntry(role="user", message_id=message_id)
-        for block in blocks:
-            entry.blocks.append(block)
-            entry.parts.append(block_text(block))
-        index = self._append(entry)
+        index = self._append(MessageEntry.of("user", message_id, blocks))
         if message_id is not None:
             self._messages[("user", message_id)] = index
         self._echo_index = index

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 
@@ -44,21 +45,18 @@ log = logging.getLogger(__name__)
 AgentState = Literal["starting", "ready", "logging_in", "exited", "failed", "stopped"]
 
 
-class Hooks(Protocol):
-    """What the runtime tells its owner (the Workspace) and asks of it."""
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """What the runtime tells its owner (the Workspace) and asks of it, as the functions that
+    do it: the Workspace's own for the agent's life, its parts' for logins and questions."""
 
-    def agent_changed(self, agent: AgentRuntime) -> None: ...
-
-    def agent_up(self, agent: AgentRuntime) -> None: ...
-
-    def agent_down(self, agent: AgentRuntime, error: BaseException | None) -> None: ...
-
-    async def terminal_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool: ...
-
-    def permission_handler(self, agent: AgentRuntime) -> PermissionHandler: ...
-
-    def elicitation_handler(self, agent: AgentRuntime) -> ElicitationHandler: ...
-    def terminal_policy(self, agent: AgentRuntime) -> TerminalPolicy: ...
+    agent_changed: Callable[[AgentRuntime], None]
+    agent_up: Callable[[AgentRuntime], None]
+    agent_down: Callable[[AgentRuntime, BaseException | None], None]
+    terminal_login: Callable[[AgentRuntime, AuthMethodInfo], Awaitable[bool]]
+    permission_handler: Callable[[AgentRuntime], PermissionHandler]
+    elicitation_handler: Callable[[AgentRuntime], ElicitationHandler]
+    terminal_policy: Callable[[AgentRuntime], TerminalPolicy]
 
 
 Connect = Callable[..., AbstractAsyncContextManager["AgentClient"]]
@@ -83,7 +81,7 @@ class AgentRuntime:
         self.hooks = hooks
         self.paths = paths
         self.recorder = SessionRecorder(cache, key)
-        self.wire = WireLog(launch.display_name or launch.agent.name, file=wire_file)
+        self.wire = WireLog(launch.display_name or launch.command.name, file=wire_file)
         """The agent's JSON-RPC traffic, across restarts (the wire inspector shows it)."""
         self.history: LocalHistory = CacheHistory(cache, key)
         self.state: AgentState = "starting"
@@ -122,7 +120,7 @@ class AgentRuntime:
             return self.launch.title
         if self.client is not None:
             self._name = self.client.capabilities.display_name
-        return self._name or self.launch.display_name or self.launch.agent.name
+        return self._name or self.launch.display_name or self.launch.command.name
 
     @property
     def protocol_version(self) -> int:
@@ -288,6 +286,6 @@ def describe_exit(exc: AgentExited, log_dir: Path) -> str:
 def login_command(launch: LaunchSpec, method: AuthMethodInfo) -> tuple[list[str], dict[str, str]]:
     """A terminal login's command: the agent's own with the method's args and env, or the
     whole command line the method gives (``_meta["terminal-auth"]``)."""
-    agent = launch.agent
-    argv = list(method.command) if method.command else [*agent.argv, *method.args]
-    return argv, {**os.environ, **agent.env, **dict(method.env)}
+    command = launch.command
+    argv = list(method.command) if method.command else [*command.argv, *method.args]
+    return argv, {**os.environ, **command.env, **dict(method.env)}

@@ -1,55 +1,55 @@
-"""Provides ListedSessions, the Workspace's actions on the agent's listed sessions.
+"""Provides ListedSessions, the part of the Workspace that acts on the agent's listed sessions.
 
 Gating (`acp_tui.client.workspace.gating`) with the reason shown, close and delete with progress,
-and the client's own record of the sessions for agents that cannot list. When a slot's session is
-closed or deleted, the slot keeps its transcript and says so; queued prompts go back to the draft
-and the next message opens a new session there.
+the client's own record of the sessions for agents that cannot list, and what the agent says
+of its sessions' titles (`SessionInfoChanged`): a session browser takes its rows from these and
+from `SessionsChanged`. When a slot's session is closed or deleted, the slot keeps its transcript
+and says so; queued prompts go back to the draft (the prompt queue sees the slot closed) and the
+next message opens a new session there.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from acp_tui.client.errors import AgentError, AgentExited
-from acp_tui.client.history import continuing
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.client.session.transcript import Transcript
+from acp_tui.client.workspace.events import (
+    ActionProgress,
+    AgentChanged,
+    SessionInfoChanged,
+    SessionsChanged,
+)
 from acp_tui.client.workspace.gating import why_unavailable
 from acp_tui.client.workspace.opening import describe
-from acp_tui.client.workspace.slots import (
-    ActionProgress,
-    OpenExisting,
-    OpenNew,
-    SessionsChanged,
-    SessionSlot,
-    SlotState,
-)
+from acp_tui.client.workspace.slots import OpenExisting, OpenNew, SessionSlot
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
+from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
 
 if TYPE_CHECKING:
+    from acp_tui.client.agent.agent_client import AgentClient
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
-    from acp_tui.client.workspace.slots import WorkspaceEvent
+    from acp_tui.client.workspace.board import Board
+    from acp_tui.client.workspace.login import Authenticated
 
-__all__ = ["GONE_NEXT", "ListedSessions"]
+__all__ = ["GONE_NEXT", "ListedSessions", "LoggedInListing"]
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 GONE_NEXT = "Your next message starts a new session."
-NOTHING_TO_CONTINUE = "No earlier session in this folder to continue: this one is new."
 
 
 class LoggedInListing:
     """`session/list` through the Workspace: a login the agent asks for is run first."""
 
-    def __init__(self, ws: ListedSessions, agent: AgentRuntime) -> None:
-        self.ws = ws
+    def __init__(self, authenticated: Authenticated, agent: AgentRuntime) -> None:
+        self.authenticated = authenticated
         self.agent = agent
 
     async def list_sessions(
@@ -62,7 +62,7 @@ class LoggedInListing:
         client = self.agent.client
         if client is None:
             raise AgentError("the agent is not running")
-        return await self.ws.authenticated(
+        return await self.authenticated(
             self.agent,
             lambda: client.list_sessions(
                 cwd=cwd, cursor=cursor, additional_directories=additional_directories
@@ -79,7 +79,7 @@ class LoggedInListing:
         client = self.agent.client
         if client is None:
             raise AgentError("the agent is not running")
-        return await self.ws.authenticated(
+        return await self.authenticated(
             self.agent,
             lambda: client.list_sessions_raw(
                 cwd=cwd, cursor=cursor, additional_directories=additional_directories
@@ -88,64 +88,47 @@ class LoggedInListing:
 
 
 class ListedSessions:
-    """Mixin of Workspace: what the session browser and `acp-tui sessions` do to sessions."""
+    """What the session browser and `acp-tui sessions` do to sessions (``ws.sessions``).
 
-    if TYPE_CHECKING:  # provided by Workspace
+    It receives the ``board``, ``authenticated`` (the agent may ask for a login first) and
+    ``reopen`` (`Opening.open`: a reloaded session opens again in its slot).
+    """
 
-        def emit(self, event: WorkspaceEvent) -> None: ...
+    def __init__(
+        self, board: Board, authenticated: Authenticated, reopen: Callable[[SessionSlot], None]
+    ) -> None:
+        self.board = board
+        self.authenticated = authenticated
+        self.reopen = reopen
+        self._watched: dict[AgentRuntime, tuple[AgentClient, Callable[[], None]]] = {}
+        """The connection of each agent whose session updates are followed."""
+        board.on(AgentChanged, self.agent_changed)
 
-        def slots_of(self, agent: AgentRuntime) -> list[SessionSlot]: ...
+    def agent_changed(self, event: AgentChanged) -> None:
+        """Follow what a (re)connected agent says of its sessions' titles."""
+        agent = event.agent
+        client = agent.client
+        watched = self._watched.get(agent)
+        if client is None or (watched is not None and watched[0] is client):
+            return
+        if watched is not None:
+            watched[1]()
+        self._watched[agent] = (
+            client,
+            client.subscribe(lambda session_id, update: self.updated(agent, session_id, update)),
+        )
 
-        def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None: ...
-
-        def return_queue(self, slot: SessionSlot, why: str) -> None: ...
-
-        def _start_opening(self, slot: SessionSlot) -> None: ...
-
-        async def authenticated(
-            self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]
-        ) -> T: ...
-
-        def open_new(
-            self,
-            agent: AgentRuntime,
-            cwd: Path | None = None,
-            additional_directories: tuple[Path, ...] = (),
-            *,
-            focus: bool = True,
-            notice: str | None = None,
-        ) -> SessionSlot: ...
-
-        def open_listed(
-            self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True
-        ) -> SessionSlot: ...
-
-    async def open_continued(
-        self, agent: AgentRuntime, project: Path, session_id: str | None = None
-    ) -> SessionSlot:
-        """Open the session a launch continues, with its history: ``session_id``, else the
-        project's most recent one (``--continue``). With none to continue, or an agent that
-        cannot start, a new session is opened instead (the failure shows there)."""
-        try:
-            await agent.wait_ready()
-            caps = agent.capabilities
-            lister = self.listing(agent) if caps is not None and caps.can_list else None
-            local = self.local_session_infos(agent)
-            if session_id is not None:
-                info = await continuing.session_by_id(lister, local, session_id, project)
-            else:
-                found = await continuing.last_of_project(lister, local, project)
-                if found is None:
-                    return self.open_new(agent, project, notice=NOTHING_TO_CONTINUE)
-                info = found
-        except Exception as exc:  # the agent failed to start, or its list failed: a new session
-            log.info("could not find the session to continue: %s", exc)
-            return self.open_new(agent, project)
-        return self.open_listed(agent, info, replay=True)
+    def updated(self, agent: AgentRuntime, session_id: str, update: SessionUpdate) -> None:
+        """A `session_info_update` of any of the agent's sessions: said once, for every view of
+        that session (its tab, its row in a browser)."""
+        if isinstance(update, SessionInfoUpdate):
+            given = frozenset(update.model_fields_set & {"title", "updated_at"})
+            info = SessionInfoChanged(agent, session_id, update.title, update.updated_at, given)
+            self.board.emit(info)
 
     def listing(self, agent: AgentRuntime) -> LoggedInListing:
         """`session/list` of ``agent`` for a lister, logging in first when the agent asks."""
-        return LoggedInListing(self, agent)
+        return LoggedInListing(self.authenticated, agent)
 
     def open_ids(self, agent: AgentRuntime) -> set[str]:
         """The sessions of ``agent`` open in this client."""
@@ -194,17 +177,19 @@ class ListedSessions:
         client = agent.client
         reason = self.why_unavailable(agent, "close", info)
         if reason is not None or client is None:
-            self.emit(ActionProgress(agent, f"Cannot close {label}: {reason}", "warning"))
+            self.board.emit(ActionProgress(agent, f"Cannot close {label}: {reason}", "warning"))
             return False
         try:
             await client.close_session(info.session_id)
         except AgentExited:
             return False
         except (AgentError, RpcError) as exc:
-            self.emit(ActionProgress(agent, f"Could not close {label}: {describe(exc)}", "error"))
+            self.board.emit(
+                ActionProgress(agent, f"Could not close {label}: {describe(exc)}", "error")
+            )
             return False
         self._session_gone(agent, info.session_id, "This session was closed (session/close).")
-        self.emit(ActionProgress(agent, f"Closed {label}"))
+        self.board.emit(ActionProgress(agent, f"Closed {label}"))
         return True
 
     async def reload(self, slot: SessionSlot) -> None:
@@ -227,12 +212,14 @@ class ListedSessions:
             else:
                 await client.let_go(session.session_id)
         except (AgentError, RpcError) as exc:
-            self.emit(ActionProgress(agent, f"Could not close it first: {describe(exc)}", "error"))
+            self.board.emit(
+                ActionProgress(agent, f"Could not close it first: {describe(exc)}", "error")
+            )
             return
         slot.placeholder = Transcript(session.session_id)
         slot.session = None
         slot.intent = OpenExisting(info, replay=True)
-        self._start_opening(slot)
+        self.reopen(slot)
 
     async def delete_listed(
         self, agent: AgentRuntime, infos: list[SessionInfo]
@@ -249,11 +236,11 @@ class ListedSessions:
         failures: list[tuple[SessionInfo, BaseException]] = []
         for done, info in enumerate(infos):
             text = f"Deleting {done + 1}/{total}…"
-            self.emit(ActionProgress(agent, text, done=done, total=total))
+            self.board.emit(ActionProgress(agent, text, done=done, total=total))
             try:
                 await self.authenticated(agent, partial(client.delete_session, info.session_id))
             except AgentExited as exc:
-                self.emit(ActionProgress(agent, "The agent exited.", "error"))
+                self.board.emit(ActionProgress(agent, "The agent exited.", "error"))
                 failures.extend((rest, exc) for rest in infos[done:])
                 return failures
             except (AgentError, RpcError) as exc:
@@ -264,21 +251,21 @@ class ListedSessions:
             except Exception:
                 log.warning("could not forget %s locally", info.session_id, exc_info=True)
             self._session_gone(agent, info.session_id, "This session is gone: it was deleted.")
-            self.emit(SessionsChanged(agent, removed=(info.session_id,)))
+            self.board.emit(SessionsChanged(agent, removed=(info.session_id,)))
         deleted = total - len(failures)
         if failures:
             why = "; ".join(f"{display_title(i)}: {describe(e)}" for i, e in failures)
             text = f"Deleted {deleted} of {total}; failed: {why}"
-            self.emit(ActionProgress(agent, text, "error"))
+            self.board.emit(ActionProgress(agent, text, "error"))
         else:
-            self.emit(ActionProgress(agent, f"Deleted {deleted} session(s)."))
+            self.board.emit(ActionProgress(agent, f"Deleted {deleted} session(s)."))
         return failures
 
     def _session_gone(self, agent: AgentRuntime, session_id: str, what: str) -> None:
         """A slot's session was closed or deleted: its transcript stays on screen and says
         so, queued prompts go back to the draft, and the next message opens a new session
         there."""
-        for slot in self.slots_of(agent):
+        for slot in self.board.slots_of(agent):
             session = slot.session
             if session is None or session.session_id != session_id or slot.state == "closed":
                 continue
@@ -286,6 +273,4 @@ class ListedSessions:
             slot.placeholder = session.transcript  # still shown until the next session opens
             slot.session = None
             slot.intent = OpenNew(slot.cwd, slot.additional_directories)
-            slot.sending = None
-            self._set_state(slot, "closed", "closed")
-            self.return_queue(slot, "its session is gone")
+            self.board.set_state(slot, "closed", "closed")

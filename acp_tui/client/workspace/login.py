@@ -1,5 +1,5 @@
-"""Provides Login, the Workspace's logins: what to do when an agent answers "authentication
-required" (-32000), whichever call it answers.
+"""Provides Login, the part of the Workspace that logs in: what to do when an agent answers
+"authentication required" (-32000), whichever call it answers.
 
 The methods offered are the agent's ``authMethods`` (with the older ``_meta["terminal-auth"]``
 form understood) and any an error carries in its ``data``. An agent-type method runs
@@ -14,27 +14,33 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import anyio
 
 from acp_tui.client.agent.capabilities import AuthMethodInfo, auth_methods_in_error
 from acp_tui.client.errors import AgentError, LoginRestart
 from acp_tui.client.workspace.agent_runtime import AgentRuntime, login_command
-from acp_tui.client.workspace.slots import Notice
+from acp_tui.client.workspace.events import Notice
 from acp_tui.protocol.jsonrpc import RpcError
 
 if TYPE_CHECKING:
+    from acp_tui.client.workspace.board import Board
     from acp_tui.client.workspace.interaction import Interaction
-    from acp_tui.client.workspace.slots import SessionSlot, WorkspaceEvent
 
-__all__ = ["Login", "offered_methods", "printed_lines"]
+__all__ = ["Authenticated", "Login", "offered_methods", "printed_lines"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 ATTEMPTS = 3
+
+
+class Authenticated(Protocol):
+    """What the other parts receive of Login: `Login.authenticated`."""
+
+    async def __call__(self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]) -> T: ...
 
 
 def offered_methods(agent: AgentRuntime, exc: RpcError) -> tuple[AuthMethodInfo, ...]:
@@ -48,17 +54,15 @@ def offered_methods(agent: AgentRuntime, exc: RpcError) -> tuple[AuthMethodInfo,
 
 
 class Login:
-    """Mixin of Workspace: logging in when an agent asks."""
+    """Logging in when an agent asks, and out when the user asks (``ws.login``).
 
-    interaction: Interaction
+    It asks the user through ``interaction`` and says what happens through ``board``; the
+    other parts run their calls through `authenticated`.
+    """
 
-    if TYPE_CHECKING:  # provided by Workspace
-
-        def emit(self, event: WorkspaceEvent) -> None: ...
-
-        def agent_changed(self, agent: AgentRuntime) -> None: ...
-
-        def slots_of(self, agent: AgentRuntime) -> list[SessionSlot]: ...
+    def __init__(self, board: Board, interaction: Interaction) -> None:
+        self.board = board
+        self.interaction = interaction
 
     async def authenticated(self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]) -> T:
         """Run ``call``; when the agent answers "authentication required", log in and retry.
@@ -107,7 +111,7 @@ class Login:
             raise AgentError("the agent is gone")
         cancelled = agent.login_cancel = anyio.Event()
         agent.status = f"logging in with {method.name}… (Esc cancels)"
-        self.agent_changed(agent)
+        self.board.agent_changed(agent)
         try:
             async with anyio.create_task_group() as tg:
 
@@ -127,7 +131,7 @@ class Login:
         finally:
             agent.login_cancel = None
             agent.status = "ready" if agent.alive else agent.status
-            self.agent_changed(agent)
+            self.board.agent_changed(agent)
         return not cancelled.is_set()
 
     async def log_out(self, agent: AgentRuntime) -> bool:
@@ -140,20 +144,17 @@ class Login:
         caps = agent.capabilities
         name = agent.display_name
         if client is None or caps is None:
-            self.emit(Notice(f"{name} is not running.", "warning"))
+            self.board.emit(Notice(f"{name} is not running.", "warning"))
             return False
         if not caps.can_logout:
-            self.emit(Notice(f"{name} does not support logging out.", "warning"))
+            self.board.emit(Notice(f"{name} does not support logging out.", "warning"))
             return False
         try:
             await client.logout()
         except (AgentError, RpcError) as exc:
-            self._tell(agent, f"Could not log out of {name}: {exc}")
+            self.board.tell(agent, f"Could not log out of {name}: {exc}", "error")
             return False
-        text = f"Logged out of {name}. It will ask you to log in when it needs to."
-        for slot in self.slots_of(agent):
-            slot.transcript.add_notice(text)
-        self.emit(Notice(text))
+        self.board.tell(agent, f"Logged out of {name}. It will ask you to log in when it needs to.")
         return True
 
     def cancel_login(self, agent: AgentRuntime) -> bool:
@@ -170,29 +171,24 @@ class Login:
         that needs a login then asks again.
         """
         argv, env = login_command(agent.launch, method)
-        cwd = agent.launch.agent.cwd or agent.launch.cwd
+        cwd = agent.launch.command.cwd or agent.launch.cwd
         try:
             result = await self.interaction.run_terminal_login(argv, env, cwd)
         except Exception as exc:
-            self._tell(agent, f"Could not run the login {method.name}: {exc}")
+            self.board.tell(agent, f"Could not run the login {method.name}: {exc}", "error")
             return False
         printed = printed_lines(result.output)
         if result.code != 0:
             text = f"The login {method.name} did not succeed (exit code {result.code})."
             if printed:
                 text += " It printed:\n" + printed
-            self._tell(agent, text)
+            self.board.tell(agent, text, "error")
             return False
         said = f"The login {method.name} finished (exit code 0)."
-        for slot in self.slots_of(agent):
+        for slot in self.board.slots_of(agent):
             slot.transcript.add_notice(f"{said} It printed:\n{printed}" if printed else said)
-        self.emit(Notice(said))
+        self.board.emit(Notice(said))
         return True
-
-    def _tell(self, agent: AgentRuntime, text: str) -> None:
-        for slot in self.slots_of(agent):
-            slot.transcript.add_notice(text, "error")
-        self.emit(Notice(text, "error"))
 
 
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")

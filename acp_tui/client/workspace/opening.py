@@ -1,4 +1,4 @@
-"""Provides Opening, the Workspace's way of opening a slot's session and keeping it shown.
+"""Provides Opening, the part of the Workspace that opens a slot's session and keeps it shown.
 
 A slot opens by its intent: `session/new` (extra roots are never dropped silently: the user
 decides), a listed session restored with or without its history (`acp_tui.client.history.restore`),
@@ -10,28 +10,25 @@ again once it is back. Failures stay in the slot's transcript, with a Notice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.history.forking import fork_with_history
 from acp_tui.client.history.restore import reattach, reopen
-from acp_tui.client.history.session_list import display_title
+from acp_tui.client.history.session_text import display_title
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.client.session.transcript import Change
-from acp_tui.client.workspace.slots import (
+from acp_tui.client.workspace.events import (
     ActionProgress,
-    Attention,
     Notice,
-    OpenFork,
-    OpenNew,
     SessionsChanged,
     SessionShown,
-    SessionSlot,
-    SlotChanged,
-    SlotState,
+    SlotRemoved,
+    TurnChanged,
 )
+from acp_tui.client.workspace.slots import OpenFork, OpenNew, SessionSlot
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.recent_roots import recent_roots_for_project
@@ -39,49 +36,45 @@ from acp_tui.store.sessions import utc_now_iso
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
-    from acp_tui.client.workspace.agent_runtime import AgentRuntime
+    from acp_tui.client.workspace.board import Board
     from acp_tui.client.workspace.interaction import Interaction
-    from acp_tui.client.workspace.slots import WorkspaceEvent
+    from acp_tui.client.workspace.login import Authenticated
     from acp_tui.config.paths import Paths
 
 __all__ = ["Opening", "describe"]
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 
 class Opening:
-    """Mixin of Workspace: opening, reopening and showing the sessions of slots."""
+    """Opening, reopening and showing the sessions of slots (``ws.opening``).
 
-    paths: Paths
-    interaction: Interaction
-    slots: list[SessionSlot]
-    _unwatch: dict[int, Callable[[], None]]
+    It receives the ``board``, the ``interaction`` (extra roots the agent cannot take are the
+    user's decision), ``authenticated`` (a login the agent asks for on the way) and ``paths``
+    (where the roots used are remembered).
+    """
 
-    if TYPE_CHECKING:  # provided by Workspace
+    def __init__(
+        self, board: Board, interaction: Interaction, authenticated: Authenticated, paths: Paths
+    ) -> None:
+        self.board = board
+        self.interaction = interaction
+        self.authenticated = authenticated
+        self.paths = paths
+        self._unwatch: dict[int, Callable[[], None]] = {}
+        """The transcript subscription of each slot's session, by slot id."""
+        board.on(SlotRemoved, self.forget)
 
-        def emit(self, event: WorkspaceEvent) -> None: ...
+    def open(self, slot: SessionSlot) -> None:
+        """Open the slot's session (again): by its intent, or the same one after a restart."""
+        self.board.set_state(slot, "opening", "opening a session…")
+        self.board.spawn(lambda: self._open(slot), f"opening slot {slot.id}")
 
-        def spawn(self, work: Callable[[], Awaitable[object]], name: str) -> None: ...
-
-        async def authenticated(
-            self, agent: AgentRuntime, call: Callable[[], Awaitable[T]]
-        ) -> T: ...
-
-        def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None: ...
-
-        def _want_attention(self, slot: SessionSlot, why: Attention) -> None: ...
-
-        def drain(self, slot: SessionSlot) -> None: ...
-
-        def _remove_slot(self, slot: SessionSlot) -> None: ...
-
-        def focus(self, slot: SessionSlot | None) -> None: ...
-
-    def _start_opening(self, slot: SessionSlot) -> None:
-        self._set_state(slot, "opening", "opening a session…")
-        self.spawn(lambda: self._open(slot), f"opening slot {slot.id}")
+    def forget(self, event: SlotRemoved) -> None:
+        """A slot is gone: its session's changes are no longer followed."""
+        unwatch = self._unwatch.pop(event.slot.id, None)
+        if unwatch is not None:
+            unwatch()
 
     async def _open(self, slot: SessionSlot) -> None:
         agent = slot.agent
@@ -97,20 +90,22 @@ class Opening:
             else:
                 session = await self.authenticated(agent, lambda: self._by_intent(slot, client))
         except LoginRestart:
-            self._set_state(slot, "starting", agent.status)
+            self.board.set_state(slot, "starting", agent.status)
             return
         except AgentExited:
             return  # the runtime reports the exit
         except (AgentError, RpcError) as exc:
             self._open_failed(slot, exc)
             return
-        if slot not in self.slots:  # closed while it was opening
+        if slot not in self.board.slots:  # closed while it was opening
             if session is not None and agent.client is client:
-                self.spawn(lambda: self._close_quietly(client, session), "closing an unused slot")
+                self.board.spawn(
+                    lambda: self._close_quietly(client, session), "closing an unused slot"
+                )
             return
         if session is None:  # the user kept the roots the agent cannot take, or it refused
             if not self._give_up(slot):
-                self._set_state(slot, "failed", "no session open: Ctrl+N starts one")
+                self.board.set_state(slot, "failed", "no session open: Ctrl+N starts one")
             return
         slot.opened_from = None
         self._show(slot, session)
@@ -121,7 +116,7 @@ class Opening:
             return await self._create(slot, client, intent.cwd, intent.additional_directories)
         label = display_title(intent.info)
         if isinstance(intent, OpenFork):
-            self.emit(ActionProgress(agent, f"Forking {label}…"))
+            self.board.emit(ActionProgress(agent, f"Forking {label}…"))
             session = await fork_with_history(
                 client,
                 agent.recorder,
@@ -133,14 +128,14 @@ class Opening:
             fork = intent.info.model_copy(
                 update={"session_id": session.session_id, "title": f"Fork of {label}"}
             )
-            self.emit(SessionsChanged(agent, added=fork))
-            self.emit(ActionProgress(agent, f"Opened the fork of {label}"))
+            self.board.emit(SessionsChanged(agent, added=fork))
+            self.board.emit(ActionProgress(agent, f"Opened the fork of {label}"))
             return session
         doing = "Replaying" if intent.replay else "Resuming"
-        self.emit(ActionProgress(agent, f"{doing} {label}…"))
+        self.board.emit(ActionProgress(agent, f"{doing} {label}…"))
 
         def progress(count: int) -> None:
-            self.emit(ActionProgress(agent, f"Replaying {label}… {count} updates"))
+            self.board.emit(ActionProgress(agent, f"Replaying {label}… {count} updates"))
 
         session = await reattach(
             client,
@@ -150,7 +145,7 @@ class Opening:
             replay=intent.replay,
             progress=progress,
         )
-        self.emit(ActionProgress(agent, f"Opened {label}"))
+        self.board.emit(ActionProgress(agent, f"Opened {label}"))
         return session
 
     async def _create(
@@ -162,7 +157,7 @@ class Opening:
         if roots and not caps.additional_directories:
             reason = caps.why_not("additional_directories") or ""
             if not await self.interaction.confirm_without_roots(agent, cwd, roots, reason):
-                self.emit(
+                self.board.emit(
                     Notice(
                         "No session opened: the extra roots were not sent. "
                         "Ctrl+N starts a session.",
@@ -180,7 +175,7 @@ class Opening:
                 raise
             text = f"{caps.display_name} refused the extra roots: {exc}"
             slot.transcript.add_notice(text, "error")
-            self.emit(Notice(text, "error", slot))
+            self.board.emit(Notice(text, "error", slot))
             return None
         if roots:
             recent_roots_for_project(cwd, self.paths).record(roots)
@@ -192,7 +187,7 @@ class Opening:
             additional_directories=[str(d) for d in session.additional_directories],
             updated_at=utc_now_iso(),
         )
-        self.emit(SessionsChanged(agent, added=new))
+        self.board.emit(SessionsChanged(agent, added=new))
         return session
 
     def _open_failed(self, slot: SessionSlot, exc: BaseException) -> None:
@@ -201,23 +196,23 @@ class Opening:
         if not isinstance(intent, OpenNew):
             verb = "fork" if isinstance(intent, OpenFork) else "open"
             what = f"Could not {verb} {display_title(intent.info)}"
-            self.emit(ActionProgress(slot.agent, f"{what}: {describe(exc)}", "error"))
+            self.board.emit(ActionProgress(slot.agent, f"{what}: {describe(exc)}", "error"))
         text = f"{what}: {describe(exc)}"
-        self.emit(Notice(text, "error", slot))
+        self.board.emit(Notice(text, "error", slot))
         if self._give_up(slot):
             return
         slot.transcript.add_notice(text, "error")
-        self._set_state(slot, "failed", what.lower())
-        self._want_attention(slot, "failed")
+        self.board.set_state(slot, "failed", what.lower())
+        self.board.want_attention(slot, "failed")
 
     def _give_up(self, slot: SessionSlot) -> bool:
         """A tab opened from another one that could not open goes, and that one is shown
         again (the error was said); the first tab stays, saying what went wrong."""
         back = slot.opened_from
-        if slot.session is not None or back is None or back not in self.slots:
+        if slot.session is not None or back is None or back not in self.board.slots:
             return False
-        self._remove_slot(slot)
-        self.focus(back)
+        self.board.remove(slot)
+        self.board.focus(back)
         return True
 
     def _show(self, slot: SessionSlot, session: LiveSession) -> None:
@@ -231,22 +226,20 @@ class Opening:
         self._unwatch[slot.id] = session.transcript.subscribe(
             lambda change: self._transcript_changed(slot, change)
         )
-        self._set_state(slot, "ready")
-        self.emit(SessionShown(slot))
-        self.drain(slot)
+        self.board.set_state(slot, "ready")
+        self.board.emit(SessionShown(slot))  # the prompt queue drains on it
 
     def _transcript_changed(self, slot: SessionSlot, change: Change) -> None:
-        if change.kind == "meta" and change.what == "title":
-            self.emit(SlotChanged(slot, "title"))
-        elif change.kind == "state":
-            self.emit(SlotChanged(slot, "turn"))
+        """The turn's state, and the agent's notices, from the session shown."""
+        if change.kind == "state":
+            self.board.emit(TurnChanged(slot))
         elif change.kind == "meta" and change.what == "notice" and slot.session is not None:
             notice = slot.session.transcript.last_notice
             if notice is not None:  # the agent's notice: in passing, never kept
                 text = (
                     f"{notice.title}\n{notice.description}" if notice.description else notice.title
                 )
-                self.emit(Notice(text, notice.level, slot))
+                self.board.emit(Notice(text, notice.level, slot))
 
     async def _close_quietly(self, client: AgentClient, session: LiveSession) -> None:
         if client.capabilities.can_close:

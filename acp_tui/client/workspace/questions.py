@@ -1,9 +1,10 @@
-"""Provides Questions, the Workspace's questions for the user: permission requests,
-elicitations and the agent's commands (the ``terminal`` setting).
+"""Provides Questions, the part of the Workspace that asks the user the agent's questions:
+permission requests, elicitations and the agent's commands (the ``terminal`` setting).
 
-They are asked one at a time, in the order they came (`QuestionQueue`); a question of a session
-in the background marks its tab and waits until the user comes to it, so it never blocks the
-questions of the tab shown.
+They are asked one at a time, in the order they came (`QuestionQueue`), each over the tab of
+its session; a question of a session in the background marks its tab and waits until the user
+comes to it, so it never blocks the questions of the tab shown. The interaction only shows the
+question and returns the answer.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from acp_tui.client.session.elicitation import (
     Elicitation,
     ElicitationHandler,
 )
+from acp_tui.client.session.live_session import refuse_permission
+from acp_tui.client.session.question_queue import PermissionQueue
 from acp_tui.client.tools.terminal_gate import AskingSession, TerminalAsk, TerminalPolicy
 from acp_tui.client.tools.terminal_spawn import EnvPolicy
 from acp_tui.protocol.client_methods import (
@@ -27,13 +30,11 @@ from acp_tui.protocol.client_methods import (
 )
 
 if TYPE_CHECKING:
-    import anyio
-
     from acp_tui.client.session.live_session import LiveSession, PermissionHandler
-    from acp_tui.client.session.question_queue import QuestionQueue
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
+    from acp_tui.client.workspace.board import Board
     from acp_tui.client.workspace.interaction import Interaction
-    from acp_tui.client.workspace.slots import Attention, SessionSlot
+    from acp_tui.client.workspace.slots import SessionSlot
 
 __all__ = ["Questions"]
 
@@ -41,20 +42,18 @@ T = TypeVar("T")
 
 
 class Questions:
-    """Mixin of Workspace: the handlers an agent's questions go through."""
+    """The handlers an agent's questions go through (``ws.questions``).
 
-    interaction: Interaction
-    permissions: QuestionQueue
-    current: SessionSlot | None
-    _focus_changed: anyio.Event
+    The user is asked through ``interaction``; which tab a question belongs to, and whether
+    it is shown, comes from ``board``.
+    """
 
-    if TYPE_CHECKING:  # provided by Workspace
-
-        def slot_showing(self, agent: AgentRuntime, session_id: str) -> SessionSlot | None: ...
-
-        def clear_attention(self, slot: SessionSlot) -> None: ...
-
-        def _want_attention(self, slot: SessionSlot, why: Attention) -> None: ...
+    def __init__(self, board: Board, interaction: Interaction) -> None:
+        self.board = board
+        self.interaction = interaction
+        self.permissions = PermissionQueue(refuse_permission)
+        """Every agent's questions (permissions, elicitations, commands), asked one at a time,
+        in order."""
 
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler:
         """Ask the user, one question at a time; a session in the background is marked and
@@ -63,7 +62,7 @@ class Questions:
         async def ask(
             live: LiveSession, request: RequestPermissionRequest
         ) -> RequestPermissionOutcome:
-            slot = self.slot_showing(agent, live.session_id)
+            slot = self.board.slot_showing(agent, live.session_id)
             if slot is None:
                 return CancelledPermissionOutcome()
             return await self._ask_in_turn(
@@ -79,21 +78,23 @@ class Questions:
         async def ask(elicitation: Elicitation) -> Answer:
             slot = None
             if elicitation.session_id is not None:
-                slot = self.slot_showing(agent, elicitation.session_id)
+                slot = self.board.slot_showing(agent, elicitation.session_id)
                 if slot is None:
                     return CANCELLED
-                self._want_attention(slot, "permission")
+                self.board.want_attention(slot, "permission")
 
             async def ask_user() -> Answer:
                 if elicitation.completed.is_set():  # done while it waited: nothing to ask
                     return ACCEPTED
+                if slot is not None:
+                    self.board.focus(slot)
                 return await self.interaction.ask_elicitation(agent, slot, elicitation)
 
             try:
                 return await self.permissions.turn(ask_user)
             finally:
                 if slot is not None and slot.attention == "permission":
-                    self.clear_attention(slot)
+                    self.board.clear_attention(slot)
 
         return ask
 
@@ -106,7 +107,7 @@ class Questions:
             mode = settings.terminal
             if mode != "ask" or ask.key in live.allowed_commands:
                 return mode != "deny"
-            slot = self.slot_showing(agent, live.session_id)
+            slot = self.board.slot_showing(agent, live.session_id)
             if slot is None:
                 return False
             answer = await self._ask_in_turn(
@@ -119,12 +120,18 @@ class Questions:
         return TerminalPolicy(env, approve)
 
     async def _ask_in_turn(self, slot: SessionSlot, question: Callable[[], Awaitable[T]]) -> T:
-        """Ask once the slot is shown (marked meanwhile), one question at a time."""
+        """Ask once the slot is shown (marked meanwhile), one question at a time, over its
+        tab (the user may have gone to another while it waited for its turn)."""
+
+        def over_its_tab() -> Awaitable[T]:
+            self.board.focus(slot)
+            return question()
+
         try:
-            while slot is not self.current:
-                self._want_attention(slot, "permission")
-                await self._focus_changed.wait()
-            return await self.permissions.turn(question)
+            while slot is not self.board.current:
+                self.board.want_attention(slot, "permission")
+                await self.board.focus_changed()
+            return await self.permissions.turn(over_its_tab)
         finally:
             if slot.attention == "permission":
-                self.clear_attention(slot)
+                self.board.clear_attention(slot)

@@ -1,20 +1,22 @@
 """Provides Workspace: the one UI-free owner of agents, sessions, prompt queues and recording.
 
 A UI (the Textual app, or a headless command) enters ``async with Workspace(...) as ws``, asks
-it to open slots (tabs), submits prompts, runs session actions, and subscribes once to its
-event stream (`acp_tui.client.workspace.slots`); it renders from the slots and their transcripts and
-answers the questions the Workspace asks through an `Interaction` (permission, login, roots).
+it to open slots (tabs), and subscribes once to its event stream
+(`acp_tui.client.workspace.events`); it renders from the slots and their transcripts and answers
+the questions the Workspace asks through an `Interaction` (permission, login, roots).
 
-What lives here and nowhere else:
+The Workspace keeps its life (enter, stop, close), the running agents (`AgentRuntime`, one per
+distinct agent command, started on demand and stopped when no slot uses them) and the slots;
+what they share is its `Board`. Everything else is done by its parts, by name:
 
-* the running agents (`AgentRuntime`, one per distinct agent command), started on demand and
-  stopped when no slot uses them; every agent process is stopped when the Workspace exits;
-* the slots and the current one; a session is live in at most one slot;
-* the restore policy (`acp_tui.client.history.restore`), the recording of every live session and the
-  gating of every action with its reason (`acp_tui.client.workspace.gating`);
-* the prompt queue: Enter never loses a message. It is sent at once when its slot is ready and
-  idle, else queued and sent in order when the session opens or the turn ends
-  (`acp_tui.client.workspace.prompt_queue`).
+* ``ws.login``: logging in when an agent asks, and out (`acp_tui.client.workspace.login`);
+* ``ws.opening``: opening a slot's session by its intent, reopening it after a restart
+  (`acp_tui.client.workspace.opening`; the restore policy is `acp_tui.client.history.restore`);
+* ``ws.prompts``: the prompt queue and its turns (`acp_tui.client.workspace.prompt_queue`);
+* ``ws.sessions``: what a session browser does to the listed sessions, gated with the reason
+  (`acp_tui.client.workspace.listed_sessions`);
+* ``ws.questions``: the agent's questions for the user, one at a time
+  (`acp_tui.client.workspace.questions`).
 
 Every operation runs in the Workspace's task group and reports through events; none raises
 into the UI. Errors become notices in the slot's transcript (they stay) and a Notice event.
@@ -23,60 +25,61 @@ into the UI. Errors become notices in the slot's transcript (they stay) and a No
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
 
 import anyio
-from anyio.abc import TaskGroup
 
 from acp_tui.client.agent.agent_client import connect
-from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.launch import LaunchError, LaunchSpec, resolve_launch
 from acp_tui.client.agent.wire_log import WireLogFile
-from acp_tui.client.errors import AgentError, LoginRestart, what_to_try
+from acp_tui.client.errors import AgentError, what_to_try
+from acp_tui.client.history import continuing
 from acp_tui.client.history.recorder import agent_key_for
-from acp_tui.client.listeners import Listeners
-from acp_tui.client.session.live_session import refuse_permission
-from acp_tui.client.session.question_queue import PermissionQueue
-from acp_tui.client.workspace.agent_runtime import AgentRuntime, Connect
+from acp_tui.client.workspace.agent_runtime import AgentRuntime, Connect, Hooks
+from acp_tui.client.workspace.board import Board
+from acp_tui.client.workspace.events import Notice, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless, Interaction
 from acp_tui.client.workspace.listed_sessions import ListedSessions
 from acp_tui.client.workspace.login import Login
 from acp_tui.client.workspace.opening import Opening
-from acp_tui.client.workspace.prompt_queue import Prompting
+from acp_tui.client.workspace.prompt_queue.sending import PromptQueue
 from acp_tui.client.workspace.questions import Questions
-from acp_tui.client.workspace.slots import (
-    AgentChanged,
-    Attention,
-    CurrentChanged,
-    Notice,
-    OpenExisting,
-    OpenFork,
-    OpenNew,
-    SessionSlot,
-    SlotAdded,
-    SlotChanged,
-    SlotRemoved,
-    SlotState,
-    WorkspaceEvent,
-)
+from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.config.paths import Paths, get_paths
+from acp_tui.config.settings import Settings
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.methods import SessionInfo
+from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.store.transcripts import TranscriptCache
 
-__all__ = ["Headless", "Interaction", "LoginRestart", "Workspace"]
+__all__ = ["RootsOffer", "Workspace"]
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 STOP_WITHIN = 15.0
 """How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
 
+NOTHING_TO_CONTINUE = "No earlier session in this folder to continue: this one is new."
 
-class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
+
+@dataclass(frozen=True, slots=True)
+class RootsOffer:
+    """A new session, ready to be opened once its extra roots are chosen: its agent (running),
+    its cwd, the roots proposed, those used recently in the cwd, and whether the agent takes
+    extra roots at all (``supported``; ``reason`` says why not)."""
+
+    agent: AgentRuntime
+    cwd: Path
+    roots: tuple[Path, ...]
+    recent: list[Path]
+    supported: bool
+    reason: str | None
+
+
+class Workspace:
     """Agents, slots, queues and recording for one UI (or headless command)."""
 
     def __init__(
@@ -97,24 +100,32 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
         self.cache = cache or TranscriptCache(self.paths.data_dir / "transcripts")
         self.project = project or Path.cwd()
         """The directory acp-tui was started for (the default cwd of new sessions)."""
-        self.events: Listeners[[WorkspaceEvent]] = Listeners("workspace listener")
         self.agents: dict[str, AgentRuntime] = {}
-        self.slots: list[SessionSlot] = []
-        self.current: SessionSlot | None = None
-        self._tg: TaskGroup | None = None
+        self.board = Board()
+        """The slots, the current one and the event stream, shared by the parts."""
+        self.login = Login(self.board, self.interaction)
+        self.questions = Questions(self.board, self.interaction)
+        self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
+        self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
+        self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.open)
+        self.hooks = Hooks(
+            agent_changed=self.board.agent_changed,
+            agent_up=self.agent_up,
+            agent_down=self.agent_down,
+            terminal_login=self.login.terminal_login,
+            permission_handler=self.questions.permission_handler,
+            elicitation_handler=self.questions.elicitation_handler,
+            terminal_policy=self.questions.terminal_policy,
+        )
+        """What every agent runtime reports to, and asks of, the Workspace and its parts."""
         self._closed = anyio.Event()
-        self._focus_changed = anyio.Event()
         self._next_id = 0
-        self._unwatch: dict[int, Callable[[], None]] = {}
-        self.permissions = PermissionQueue(refuse_permission)
-        """Every agent's questions (permissions, elicitations, commands), asked one at a time,
-        in order."""
         self.cache.on_trouble = self.recording_trouble
 
     # -- life ------------------------------------------------------------------------------------
 
     async def __aenter__(self) -> Workspace:
-        self._tg = await anyio.create_task_group().__aenter__()
+        self.board.task_group = await anyio.create_task_group().__aenter__()
         return self
 
     async def __aexit__(
@@ -123,12 +134,12 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        tg = self._tg
+        tg = self.board.task_group
         assert tg is not None
         with anyio.CancelScope(shield=True):
             await self.stop_all()
         tg.cancel_scope.cancel()
-        self._tg = None
+        self.board.task_group = None
         try:
             result = await tg.__aexit__(exc_type, exc, tb)
         finally:
@@ -154,26 +165,18 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
         await self._closed.wait()
 
     def subscribe(self, listener: Callable[[WorkspaceEvent], object]) -> Callable[[], None]:
-        """Receive every event; returns the unsubscriber. A listener that raises is logged."""
-        return self.events.subscribe(listener)
+        """Receive every event (see `Board.subscribe`); returns the unsubscriber."""
+        return self.board.subscribe(listener)
 
-    def emit(self, event: WorkspaceEvent) -> None:
-        self.events.emit(event)
+    @property
+    def slots(self) -> list[SessionSlot]:
+        """The tabs, in order."""
+        return self.board.slots
 
-    def spawn(self, work: Callable[[], Awaitable[object]], name: str) -> None:
-        """Run ``work`` in the Workspace; an unexpected error is reported, never raised."""
-        tg = self._tg
-        if tg is None:
-            raise RuntimeError("the Workspace is not running (use `async with`)")
-
-        async def guarded() -> None:
-            try:
-                await work()
-            except Exception as exc:
-                log.exception("workspace task %s failed", name)
-                self.emit(Notice(f"Internal error in {name}: {exc}", "error"))
-
-        tg.start_soon(guarded, name=name)
+    @property
+    def current(self) -> SessionSlot | None:
+        """The tab shown."""
+        return self.board.current
 
     # -- agents ----------------------------------------------------------------------------------
 
@@ -184,46 +187,45 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
         if agent is not None and not agent.stopping:
             return agent
         agent = AgentRuntime(
-            launch, key, hooks=self, paths=self.paths, cache=self.cache, wire_file=self.wire_file
+            launch,
+            key,
+            hooks=self.hooks,
+            paths=self.paths,
+            cache=self.cache,
+            wire_file=self.wire_file,
         )
         self.agents[key] = agent
-        self.spawn(lambda: agent.run(self.connect), f"agent {agent.display_name}")
+        self.board.spawn(lambda: agent.run(self.connect), f"agent {agent.display_name}")
         return agent
 
     def restart(self, agent: AgentRuntime) -> None:
         """Restart the agent; its slots are reopened (their queued prompts then go out)."""
         agent.restart()
 
-    def slots_of(self, agent: AgentRuntime) -> list[SessionSlot]:
-        return [slot for slot in self.slots if slot.agent is agent]
-
-    # Hooks for AgentRuntime.
-
-    def agent_changed(self, agent: AgentRuntime) -> None:
-        for slot in self.slots_of(agent):
-            if slot.state in ("starting", "agent_down", "failed") and agent.state != "ready":
-                slot.status = agent.status
-                self.emit(SlotChanged(slot, "status"))
-        self.emit(AgentChanged(agent))
+    def release(self, agent: AgentRuntime) -> None:
+        """Stop ``agent`` if no slot uses it (it was started for a session never opened)."""
+        if not self.board.slots_of(agent):
+            agent.stop()
 
     def agent_up(self, agent: AgentRuntime) -> None:
-        for slot in self.slots_of(agent):
+        """The agent (re)connected: the slots waiting for it open their sessions."""
+        for slot in self.board.slots_of(agent):
             if slot.state in ("starting", "agent_down", "failed", "opening"):
-                self._start_opening(slot)
+                self.opening.open(slot)
 
     def agent_down(self, agent: AgentRuntime, error: BaseException | None) -> None:
-        for slot in self.slots_of(agent):
+        """The agent exited or was stopped: its slots say so, and why when it failed."""
+        for slot in self.board.slots_of(agent):
             if slot.state == "closed":
                 continue
-            slot.sending = None
-            self._set_state(slot, "agent_down", agent.status)
+            self.board.set_state(slot, "agent_down", agent.status)
             if error is not None and not agent.stopping:
                 slot.transcript.add_notice(agent.error or str(error), "error")
                 fix = what_to_try(error, str(agent.paths.log_dir))
                 slot.transcript.add_notice(fix, "warning", hint=True)
-                self._want_attention(slot, "failed")
-        if error is not None and not agent.stopping and not self.slots_of(agent):
-            self.emit(Notice(agent.error or str(error), "error"))
+                self.board.want_attention(slot, "failed")
+        if error is not None and not agent.stopping and not self.board.slots_of(agent):
+            self.board.emit(Notice(agent.error or str(error), "error"))
 
     def recording_trouble(self, trouble: str | None) -> None:
         """Recording the local history stopped (a full disk), or works again: said in every
@@ -234,15 +236,9 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
                 f"Recording the local history stopped: {trouble}. Every update tries again; "
                 "what arrives meanwhile is missing from the local copy."
             )
-        for slot in self.slots:
+        for slot in self.board.slots:
             slot.transcript.add_notice(text, "info" if trouble is None else "warning")
-        self.emit(Notice(text, "info" if trouble is None else "warning"))
-
-    def _tell_agent(self, agent: AgentRuntime, text: str, level: str = "info") -> None:
-        slots = self.slots_of(agent)
-        for slot in slots:
-            slot.transcript.add_notice(text, "error" if level == "error" else "info")
-        self.emit(Notice(text, "error" if level == "error" else "info"))
+        self.board.emit(Notice(text, "info" if trouble is None else "warning"))
 
     # -- slots -----------------------------------------------------------------------------------
 
@@ -264,16 +260,99 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
         self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True
     ) -> SessionSlot:
         """Open a listed session in a new slot; a session already live in a slot is focused."""
-        showing = self.slot_showing(agent, info.session_id)
+        showing = self.board.slot_showing(agent, info.session_id)
         if showing is not None:
             if focus:
-                self.focus(showing)
+                self.board.focus(showing)
             return showing
         return self._add_slot(agent, OpenExisting(info, replay), focus=focus)
 
     def fork(self, agent: AgentRuntime, info: SessionInfo, *, focus: bool = True) -> SessionSlot:
         """Fork a listed session (`session/fork`) into a new slot."""
         return self._add_slot(agent, OpenFork(info), focus=focus)
+
+    async def open_continued(
+        self, agent: AgentRuntime, project: Path, session_id: str | None = None
+    ) -> SessionSlot:
+        """Open the session a launch continues, with its history: ``session_id``, else the
+        project's most recent one (``--continue``). With none to continue, or an agent that
+        cannot start, a new session is opened instead (the failure shows there)."""
+        try:
+            await agent.wait_ready()
+            caps = agent.capabilities
+            sessions = self.sessions
+            lister = sessions.listing(agent) if caps is not None and caps.can_list else None
+            local = sessions.local_session_infos(agent)
+            if session_id is not None:
+                info = await continuing.session_by_id(lister, local, session_id, project)
+            else:
+                found = await continuing.last_of_project(lister, local, project)
+                if found is None:
+                    return self.open_new(agent, project, notice=NOTHING_TO_CONTINUE)
+                info = found
+        except Exception as exc:  # the agent failed to start, or its list failed: a new session
+            log.info("could not find the session to continue: %s", exc)
+            return self.open_new(agent, project)
+        return self.open_listed(agent, info, replay=True)
+
+    def open_launch(self, launch: LaunchSpec) -> None:
+        """Open what the command line asked for: the session it continues, else a new one."""
+        agent = self.agent_for(launch)
+        if launch.continue_last or launch.session_id:
+            session_id = launch.session_id
+            self.board.spawn(
+                lambda: self.open_continued(agent, launch.cwd, session_id), "continuing a session"
+            )
+        else:
+            self.open_new(agent, launch.cwd, launch.additional_directories)
+
+    async def offer_new_session(
+        self, beside: SessionSlot, agent_name: str | None = None, settings: Settings | None = None
+    ) -> RootsOffer | None:
+        """Get a new session beside ``beside`` ready: on its agent, or on the configured agent
+        ``agent_name`` (started now, its own extra roots proposed). None when the agent cannot
+        be started (said in a Notice; one started only for this is stopped again)."""
+        agent, cwd, roots = beside.agent, beside.cwd, beside.additional_directories
+        if agent_name is not None:
+            try:
+                launch = resolve_launch(
+                    cwd=cwd,
+                    agent_name=agent_name,
+                    command=None,
+                    settings=settings or Settings(),
+                    paths=self.paths,
+                    protocol=None,
+                )
+            except LaunchError as exc:
+                self.board.emit(Notice(f"Cannot start {agent_name}: {exc}", "error"))
+                return None
+            agent = self.agent_for(launch)
+            roots = launch.additional_directories
+        if not agent.alive:
+            self.board.emit(Notice(f"Starting {agent.display_name}…"))
+            try:
+                await agent.wait_ready()
+            except Exception as exc:
+                self.board.emit(Notice(f"{agent.display_name} did not start: {exc}", "error"))
+                self.release(agent)
+                return None
+        caps = agent.capabilities
+        if caps is None:
+            return None
+        supported, reason = caps.additional_directories, caps.why_not("additional_directories")
+        return RootsOffer(agent, cwd, roots, self.recent_roots(cwd), supported, reason)
+
+    def open_offered(self, offer: RootsOffer, roots: tuple[Path, ...] | None) -> None:
+        """Open the offered session with the extra ``roots`` chosen; None (the user changed
+        their mind) stops an agent started only for it."""
+        if roots is None:
+            self.release(offer.agent)
+        else:
+            self.open_new(offer.agent, offer.cwd, roots)
+
+    def recent_roots(self, cwd: Path) -> list[Path]:
+        """The extra roots used lately with ``cwd``, most recent first."""
+        return recent_roots_for_project(cwd, self.paths).load()
 
     def _add_slot(
         self, agent: AgentRuntime, intent: OpenNew | OpenExisting | OpenFork, *, focus: bool
@@ -285,60 +364,18 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
             cwd = Path(intent.info.cwd)
             dirs = tuple(Path(d) for d in intent.info.additional_directories or [])
         slot = SessionSlot(self._next_id, agent, intent, cwd, dirs, status=agent.status)
-        slot.opened_from = self.current
-        self.slots.append(slot)
-        self.emit(SlotAdded(slot))
-        if focus or self.current is None:
-            self.focus(slot)
+        self.board.add(slot, focus=focus)
         if agent.alive:
-            self._start_opening(slot)
+            self.opening.open(slot)
         return slot
-
-    def slot_showing(self, agent: AgentRuntime, session_id: str) -> SessionSlot | None:
-        for slot in self.slots:
-            if slot.agent is agent and slot.session_id == session_id and slot.state != "closed":
-                return slot
-        return None
-
-    def focus(self, slot: SessionSlot | None) -> None:
-        if slot is self.current:
-            return
-        self.current = slot
-        self._focus_changed.set()
-        self._focus_changed = anyio.Event()
-        if slot is not None and slot.attention is not None:
-            self.clear_attention(slot)
-        self.emit(CurrentChanged(slot))
-
-    def focus_step(self, step: int) -> None:
-        """Focus the next (1) or previous (-1) slot, wrapping around."""
-        if not self.slots:
-            return
-        index = self.slots.index(self.current) if self.current in self.slots else 0
-        self.focus(self.slots[(index + step) % len(self.slots)])
-
-    def clear_attention(self, slot: SessionSlot) -> None:
-        if slot.attention is not None:
-            slot.attention = None
-            self.emit(SlotChanged(slot, "attention"))
-
-    def _want_attention(self, slot: SessionSlot, why: Attention) -> None:
-        if slot is not self.current and slot.attention != "permission":
-            slot.attention = why
-            self.emit(SlotChanged(slot, "attention"))
-
-    def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None:
-        slot.state = state
-        slot.status = status
-        self.emit(SlotChanged(slot, "state"))
 
     async def close_slot(self, slot: SessionSlot) -> None:
         """Close a tab: its session is closed where the agent can (`session/close`); an agent no
         slot uses any more is stopped. The last tab is replaced by a new session."""
-        if slot not in self.slots:
+        if slot not in self.board.slots:
             return
         agent = slot.agent
-        if len(self.slots) == 1:
+        if len(self.board.slots) == 1:
             self.open_new(agent, self.project if agent.launch.cwd == self.project else None)
         caps = agent.capabilities
         session = slot.session
@@ -347,20 +384,8 @@ class Workspace(Login, Prompting, Opening, ListedSessions, Questions):
                 try:
                     await agent.client.close_session(session.session_id)
                 except (AgentError, RpcError) as exc:
-                    self.emit(Notice(f"Could not close the session: {exc}", "warning"))
+                    self.board.emit(Notice(f"Could not close the session: {exc}", "warning"))
             else:
                 await agent.client.let_go(session.session_id)
-        self._remove_slot(slot)
-        if not self.slots_of(agent):
-            agent.stop()
-
-    def _remove_slot(self, slot: SessionSlot) -> None:
-        index = self.slots.index(slot)
-        self.slots.remove(slot)
-        unwatch = self._unwatch.pop(slot.id, None)
-        if unwatch is not None:
-            unwatch()
-        if self.current is slot:
-            neighbour = self.slots[min(index, len(self.slots) - 1)] if self.slots else None
-            self.focus(neighbour)
-        self.emit(SlotRemoved(slot))
+        self.board.remove(slot)
+        self.release(agent)

@@ -1,42 +1,41 @@
 """Provides SessionBrowser: the side panel listing the agent's sessions beside the chat.
 
 Ctrl+B cycles it hidden -> narrow -> wide -> hidden. It pages `session/list` lazily through a
-:class:`SessionLister` (a worker per page; the rows show "Loading…" meanwhile and an error row
-when a page fails), or, for an agent that cannot list, shows the client's own history labelled
-"local". Titles follow `session_info_update` live. The actions on a row (replay, resume, fork,
-close, delete) are gated on what the agent advertises, with the reason shown; the app runs them
-(see ``acp_tui.ui.browser.actions``).
+:class:`SessionLister` and the Workspace (a worker per page; the rows show "Loading…" meanwhile
+and an error row when a page fails), or, for an agent that cannot list, shows the client's own
+history labelled "local". Everything else it learns from the Workspace's events, which the chat
+screen passes down: a title the agent changes (`session_info_changed`), a session added or
+deleted (`sessions_changed`), an action's progress. The actions on a row (replay, resume, fork,
+close, delete) are gated on what the agent advertises, with the reason shown, and run by the
+Workspace.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, ProgressBar, Static
 
-from acp_tui.client.agent.agent_client import AgentClient
-from acp_tui.client.history.session_list import SessionLister, display_title
+from acp_tui.client.history.session_list import SessionLister
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
-from acp_tui.client.workspace.slots import ActionProgress, SessionsChanged, SessionSlot
+from acp_tui.client.workspace.events import ActionProgress, SessionInfoChanged, SessionsChanged
+from acp_tui.client.workspace.listed_sessions import LoggedInListing
+from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
-from acp_tui.config.paths import Paths
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
-from acp_tui.store.recent_roots import recent_roots_for_project
+from acp_tui.ui.browser.actions import confirm_delete, reload_or_show
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
+from acp_tui.ui.browser.tags import session_tags
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
-
-ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "done"}
 
 Width = Literal["hidden", "narrow", "wide"]
 NEXT_WIDTH: dict[Width, Width] = {"hidden": "narrow", "narrow": "wide", "wide": "hidden"}
@@ -79,21 +78,21 @@ class SessionBrowser(Vertical):
         Binding("escape", "back", "Prompt"),
     ]
 
-    def __init__(self, project: Path, paths: Paths, *, id: str | None = None) -> None:
+    def __init__(self, project: Path, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.project = project
-        self.paths = paths
         self.width: Width = "hidden"
         self.lister = SessionLister()
         self.lister.cwd = project
         self.workspace: Workspace | None = None
         self.agent: AgentRuntime | None = None
         """The agent whose sessions are listed: the current tab's."""
-        self.client: AgentClient | None = None
-        """The client the rows came from (a restarted agent is listed afresh)."""
+        self.connection: int | None = None
+        """The agent's connection the rows came from (a restarted agent is listed afresh)."""
+        self.agent_name: str | None = None
+        """The name the listed agent gave itself."""
         self.inflight: int | None = None
         """The generation of the page being fetched, if any."""
-        self.unsubscribe: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Sessions", id="browser-header")
@@ -106,9 +105,6 @@ class SessionBrowser(Vertical):
     @property
     def rows(self) -> SessionRows:
         return self.query_one(SessionRows)
-
-    def on_unmount(self) -> None:
-        self.attach(None)
 
     # -- showing -------------------------------------------------------------------------------
 
@@ -136,30 +132,24 @@ class SessionBrowser(Vertical):
             self.reload()
 
     def agent_ready(self) -> None:
-        """The agent (re)connected or a session opened: reload when the client changed."""
-        if self.width != "hidden" and self.current_client() is not self.client:
+        """The agent (re)connected or a session opened: reload when the connection changed."""
+        if self.width != "hidden" and self.current_connection() != self.connection:
             self.reload()
         else:
             self.render_rows()
 
-    def current_client(self) -> AgentClient | None:
+    def current_connection(self) -> int | None:
+        """The number of the listed agent's connection while it runs, else None."""
         agent = self.agent
-        return agent.client if agent is not None and agent.alive else None
-
-    def attach(self, client: AgentClient | None) -> None:
-        if self.unsubscribe is not None:
-            self.unsubscribe()
-            self.unsubscribe = None
-        self.client = client
-        if client is not None:
-            self.unsubscribe = client.subscribe(self.on_session_update)
+        return agent.connections if agent is not None and agent.alive else None
 
     def reload(self) -> None:
         """Start over from the first page (or the local history when the agent cannot list)."""
-        client = self.current_client()
-        if client is not self.client:
-            self.attach(client)
-        if client is None or self.workspace is None or self.agent is None:
+        agent = self.agent
+        caps = agent.capabilities if agent is not None else None
+        self.connection = self.current_connection()
+        self.agent_name = caps.display_name if caps is not None else None
+        if caps is None or self.workspace is None or agent is None:
             self.lister.restart()
             self.lister.waiting = True
             self.set_status("Waiting for the agent…")
@@ -167,8 +157,8 @@ class SessionBrowser(Vertical):
             return
         if self.lister.waiting:
             self.set_status("")  # the agent is back
-        if not client.capabilities.can_list:
-            self.lister.show_local(self.workspace.local_session_infos(self.agent))
+        if not caps.can_list:
+            self.lister.show_local(self.workspace.sessions.local_session_infos(agent))
         else:
             self.lister.local = False
             self.lister.restart()
@@ -178,20 +168,19 @@ class SessionBrowser(Vertical):
     # -- paging --------------------------------------------------------------------------------
 
     def request_page(self) -> None:
-        client = self.client
-        if client is None or not self.lister.can_load_more:
+        ws, agent = self.workspace, self.agent
+        if ws is None or agent is None or self.connection is None:
             return
-        if self.inflight == self.lister.generation:
+        if not self.lister.can_load_more or self.inflight == self.lister.generation:
             return
         self.inflight = self.lister.generation
-        self.run_worker(self.fetch_page(client, self.lister.generation), group="browser-page")
+        # Through the Workspace: a login the agent asks for (-32000) is run first.
+        listing = ws.sessions.listing(agent)
+        self.run_worker(self.fetch_page(listing, self.lister.generation), group="browser-page")
 
-    async def fetch_page(self, client: AgentClient, generation: int) -> None:
-        ws, agent = self.workspace, self.agent
+    async def fetch_page(self, listing: LoggedInListing, generation: int) -> None:
         try:
-            # Through the Workspace: a login the agent asks for (-32000) is run first. A huge
-            # page shows its first rows while the rest is validated.
-            listing = ws.listing(agent) if ws and agent else client
+            # A huge page shows its first rows while the rest is validated.
             await self.lister.load_more(listing, on_rows=self.render_rows)
         finally:
             if self.inflight == generation:
@@ -218,35 +207,18 @@ class SessionBrowser(Vertical):
         self.update_actions()
 
     def tags(self) -> dict[str, list[str]]:
-        """The tags of the loaded rows that have any (thousands of rows may be loaded):
-        ``chat`` for the current tab's session, ``open`` for the other tabs', what a tab in
-        the background wants, and ``local`` for rows from acp-tui's own history."""
-        ws, agent = self.workspace, self.agent
-        tags: dict[str, list[str]] = {}
-        rows = self.lister.rows
-        if self.lister.local:
-            tags = {session_id: ["local"] for session_id in rows}
-        if ws is None or agent is None:
-            return tags
-        for slot in ws.slots_of(agent):
-            shown = slot.session_id
-            if shown is None or shown not in rows or not slot.live:
-                continue
-            mine = ["chat" if slot is ws.current else "open"]
-            if slot.attention is not None:
-                mine.append(ATTENTION_TAGS[slot.attention])
-            tags[shown] = mine + tags.get(shown, [])
-        return tags
+        """The tags of the loaded rows (see `session_tags`)."""
+        return session_tags(self.lister, self.workspace, self.agent)
 
     def update_header(self, shown: int | None = None) -> None:
-        name = self.client.capabilities.display_name if self.client else "the agent"
+        name = self.agent_name or "the agent"
         header = self.query_one("#browser-header", Static)
         header.update(Text(sanitize(header_text(self.lister, name, shown), TEXT_LIMIT)))
 
     def why_unavailable(self, action: str, info: SessionInfo | None) -> str | None:
         if self.workspace is None or self.agent is None:
             return "the agent is not running"
-        return self.workspace.why_unavailable(self.agent, action, info)
+        return self.workspace.sessions.why_unavailable(self.agent, action, info)
 
     def update_actions(self) -> None:
         info = self.rows.highlighted_info
@@ -294,17 +266,11 @@ class SessionBrowser(Vertical):
         if self.lister.add_first(info):
             self.render_rows()
 
-    def on_session_update(self, session_id: str, update: SessionUpdate) -> None:
-        """A client listener: a `session_info_update` of any session updates its row."""
-        if not isinstance(update, SessionInfoUpdate) or session_id not in self.lister.rows:
-            return
-        fields = update.model_fields_set
-        changed = self.lister.update_title(
-            session_id,
-            **({"title": update.title} if "title" in fields else {}),
-            **({"updated_at": update.updated_at} if "updated_at" in fields else {}),
-        )
-        if changed:
+    def session_info_changed(self, event: SessionInfoChanged) -> None:
+        """The agent renamed (or touched) a session: its row, if loaded, says so."""
+        if event.agent is self.agent and self.lister.update_title(
+            event.session_id, **event.changes()
+        ):
             self.render_rows()
 
     # -- user input ----------------------------------------------------------------------------
@@ -348,7 +314,7 @@ class SessionBrowser(Vertical):
         ws, agent = self.workspace, self.agent
         assert ws is not None
         assert agent is not None
-        open_in = ws.slot_showing(agent, info.session_id)
+        open_in = ws.board.slot_showing(agent, info.session_id)
         if action == "replay" and open_in is not None:
             self.reload_or_show(ws, open_in)  # never a second session/load of a live session
         elif action in ("replay", "resume"):
@@ -356,49 +322,27 @@ class SessionBrowser(Vertical):
         elif action == "fork":
             ws.fork(agent, info)
         elif action == "close":
-            self.run_worker(ws.close_listed(agent, info), group="browser-close")
+            self.run_worker(ws.sessions.close_listed(agent, info), group="browser-close")
         elif action == "delete":
             self.delete_sessions(ws, agent, self.rows.marked_infos() or [info])
 
-    @work(group="browser-open", exclusive=True, exit_on_error=False)
-    async def reload_or_show(self, ws: Workspace, slot: SessionSlot) -> None:
+    def reload_or_show(self, ws: Workspace, slot: SessionSlot) -> None:
         """The session is already open in a tab: show it, or reload it from the agent."""
-        from acp_tui.ui.dialogs.confirm import ConfirmDialog
+        work = reload_or_show(self.app, ws, slot)
+        self.run_worker(work, group="browser-open", exclusive=True, exit_on_error=False)
 
-        number = ws.slots.index(slot) + 1 if slot in ws.slots else 0
-        close = (
-            "closed and " if slot.agent.capabilities and slot.agent.capabilities.can_close else ""
-        )
-        question = f"This session is already open in tab {number}. Reload it from the agent?"
-        dialog = ConfirmDialog(
-            question,
-            confirm_label="Reload",
-            cancel_label="Just show it",
-            note=f"Reloading: the session is {close}replayed by the agent in its tab.",
-            destructive=False,
-        )
-        if await self.app.push_screen_wait(dialog):
-            ws.focus(slot)
-            await ws.reload(slot)
-        else:
-            ws.focus(slot)
-
-    @work(group="browser-delete", exclusive=True, exit_on_error=False)
-    async def delete_sessions(
-        self, ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo]
-    ) -> None:
+    def delete_sessions(self, ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo]) -> None:
         """Ask first (nothing is undone), then delete with progress."""
-        from acp_tui.ui.dialogs.confirm import ConfirmDialog
 
-        what = "this session" if len(infos) == 1 else f"these {len(infos)} sessions"
-        question = f"Delete {what} from {agent.display_name}?"
-        dialog = ConfirmDialog(question, [display_title(i) for i in infos])
-        if not await self.app.push_screen_wait(dialog):
-            self.set_status("Nothing was deleted.")
-            return
-        await ws.delete_listed(agent, infos)
-        self.show_progress(None)
-        self.render_rows()
+        async def delete() -> None:
+            if not await confirm_delete(self.app, agent, infos):
+                self.set_status("Nothing was deleted.")
+                return
+            await ws.sessions.delete_listed(agent, infos)
+            self.show_progress(None)
+            self.render_rows()
+
+        self.run_worker(delete(), group="browser-delete", exclusive=True, exit_on_error=False)
 
     def action_focus_search(self) -> None:
         self.query_one("#browser-search").focus()
@@ -416,7 +360,7 @@ class SessionBrowser(Vertical):
     def action_choose_roots(self) -> None:
         """The extra-roots filter, in the roots dialog (offering the listed sessions' roots)."""
         cwd = self.project
-        recent = recent_roots_for_project(cwd, self.paths).load()
+        recent = self.workspace.recent_roots(cwd) if self.workspace is not None else []
         offered = offered_roots(self.lister.rows.values(), recent)
         self.query_one(BrowserFilters).choose_roots(cwd, offered)
 

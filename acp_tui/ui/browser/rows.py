@@ -27,8 +27,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.client.history.session_list import (
-    SessionLister,
+from acp_tui.client.history.session_list import SessionLister
+from acp_tui.client.history.session_text import (
     age_text,
     display_title,
     distinct_prefix,

@@ -163,7 +163,7 @@ class PermissionDialog(AskingScreen[str | None]):
         for screen in reversed(self.app.screen_stack):
             views = screen.query(TranscriptView)
             if views:
-                styles: Styles = views.first(TranscriptView).styles_for_render
+                styles: Styles = views.first(TranscriptView).painter.styles
                 return styles
         return Styles()
 

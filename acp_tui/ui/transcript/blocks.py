@@ -16,7 +16,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from acp_tui.client.session.transcript import MessageEntry, TranscriptEntry
+from acp_tui.client.session.entries import MessageEntry, TranscriptEntry
 from acp_tui.ui.transcript.layout import Layout
 
 __all__ = [

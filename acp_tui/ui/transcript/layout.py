@@ -2,8 +2,8 @@
 
 An entry is laid out as units (a whole tool call, plan or notice, a thought's header, or one
 piece of a message as `BlockScanner` cut it), each with a height in lines: estimated until the
-unit is rendered, exact after. The view keeps one :class:`Layout` per entry and the cumulative
-line offsets of the entries; the helpers of the keyboard selection and of the search read them.
+unit is rendered, exact after. `TranscriptLines` keeps one :class:`Layout` per entry and the
+cumulative line offsets of the entries; the keyboard selection and the search read them.
 """
 
 from __future__ import annotations
@@ -11,14 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rich.cells import cell_len
-from rich.segment import Segment
-from rich.style import Style
 from textual.strip import Strip
 
-from acp_tui.ui.transcript.render import BlockScanner, Piece
+from acp_tui.ui.transcript.pieces import BlockScanner, Piece
 
-__all__ = ["Layout", "Unit", "highlight"]
+__all__ = ["Layout", "Unit"]
 
 
 @dataclass(eq=False, slots=True)
@@ -66,16 +63,3 @@ class Layout:
         for unit in self.units[start:]:
             total += unit.height + unit.sep
             offsets.append(total)
-
-
-def highlight(strip: Strip, start: int, end: int, style: Style) -> Strip:
-    """``strip`` with characters ``start:end`` (``end`` -1: to the end) in ``style``."""
-    text = strip.text
-    end = len(text) if end == -1 else min(end, len(text))
-    if start >= end:
-        return strip
-    left = cell_len(text[:start])
-    right = left + cell_len(text[start:end])
-    before, middle, after = strip.divide([left, right, strip.cell_length])
-    marked = Strip(Segment.apply_style(middle, post_style=style), right - left)
-    return Strip.join([before, marked, after])

@@ -14,7 +14,6 @@ Ctrl+Home/End scroll it (from the prompt too, unless its draft is taller than it
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -34,7 +33,6 @@ from acp_tui.ui.widgets.queue_view import Queued, QueueView
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
-    from acp_tui.client.session.transcript import Change
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.store.history import PromptHistory
@@ -86,7 +84,6 @@ class ChatPane(Vertical):
         self.workspace: Workspace | None = None
         self.early: list[Queued] = []
         """Prompts sent before the Workspace existed (handed over in `bind`)."""
-        self._unwatch: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self.status_text()), id="status")
@@ -147,18 +144,19 @@ class ChatPane(Vertical):
         self.slot, self.workspace = slot, workspace
         early, self.early = self.early, []
         for prompt in early:
-            workspace.submit(slot, prompt.text)
+            workspace.prompts.submit(slot, prompt.text)
         self.show_session()
 
     def show_session(self) -> None:
-        """The slot shows a (new) transcript: follow it."""
+        """The slot shows a (new) transcript: show it.
+
+        The status line follows the Workspace's events (the screen calls `refresh_status` on a
+        turn or a title change), not the transcript, so that each change renders it once.
+        """
         slot = self.slot
         if slot is None:
             return
-        if self._unwatch is not None:
-            self._unwatch()
         transcript = slot.transcript
-        self._unwatch = transcript.subscribe(self.transcript_changed)
         view, options = self.transcript_view, self.session_options
         lookup = slot.session.terminal_output if slot.session is not None else None
         if view is not None:
@@ -171,14 +169,6 @@ class ChatPane(Vertical):
             self.prompt.set_session(slot.session)
         self.refresh_status()
         self.refresh_queue()
-
-    def on_unmount(self) -> None:
-        if self._unwatch is not None:
-            self._unwatch()
-
-    def transcript_changed(self, change: Change) -> None:
-        if change.kind in ("state", "meta"):
-            self.refresh_status()
 
     # -- status and queue ------------------------------------------------------------------
 
@@ -201,7 +191,7 @@ class ChatPane(Vertical):
         """
         slot = self.slot
         if slot is None:
-            name = self.launch.display_name or self.launch.agent.name
+            name = self.launch.display_name or self.launch.command.name
             version, cwd = self.launch.protocol_version, self.launch.cwd
             roots = self.launch.additional_directories
         else:
@@ -254,7 +244,7 @@ class ChatPane(Vertical):
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
             return
-        self.workspace.submit(self.slot, event.text, event.attachments)
+        self.workspace.prompts.submit(self.slot, event.text, event.attachments)
 
     @on(QueueView.EditRequested)
     def edit_queued(self, event: QueueView.EditRequested) -> None:
@@ -279,7 +269,7 @@ class ChatPane(Vertical):
                     self.refresh_queue()
                     return item.text
             return None
-        taken = self.workspace.remove_queued(self.slot, prompt_id)
+        taken = self.workspace.prompts.remove_queued(self.slot, prompt_id)
         return taken.text if taken is not None else None
 
     @on(QueueView.Back)
@@ -318,13 +308,13 @@ class ChatPane(Vertical):
     def apply_option(self, event: OptionChosen) -> None:
         event.stop()
         if self.slot is not None and self.workspace is not None:
-            self.workspace.set_option(self.slot, event.config_id, event.value)
+            self.workspace.prompts.set_option(self.slot, event.config_id, event.value)
 
     def cancel_turn(self) -> None:
         """Esc: give up a login under way, else cancel the running turn."""
         slot, ws = self.slot, self.workspace
-        if slot is not None and ws is not None and not ws.cancel_login(slot.agent):
-            ws.cancel_turn(slot)
+        if slot is not None and ws is not None and not ws.login.cancel_login(slot.agent):
+            ws.prompts.cancel_turn(slot)
 
     def return_drafts(self, texts: tuple[str, ...]) -> None:
         """Queued prompts came back: put them in the editor, after what is there."""

@@ -21,7 +21,8 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Label, Select, Static, Switch
 
-from acp_tui.client.session.transcript import Change, Transcript, Usage
+from acp_tui.client.session.entries import Usage
+from acp_tui.client.session.transcript import Change, Transcript
 from acp_tui.protocol.session_config import (
     SessionConfigBoolean,
     SessionConfigSelect,

@@ -1,8 +1,9 @@
 """Provides V2Dialect: ACP v2 (draft) spelled in the shared shapes, and its converters.
 
-v2 config options, tool-call upserts and diffs become the v1 shapes the UI reads
-(``SessionConfigOption`` with ``id``, ``ToolCallProgress``, `ChangesContent`); what v1 cannot
-express becomes a neutral event (see `acp_tui.client.agent.dialects.events`).
+v2 config options, tool-call upserts and diffs become the shared shapes the UI reads
+(``SessionConfigOption`` with ``id``, ``ToolCallProgress``, and
+`acp_tui.client.session.changes.ChangesContent` for a diff); what v1 cannot express becomes a
+neutral event (see `acp_tui.client.agent.dialects.events`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from acp_tui.client.agent.dialects.events import (
     ToolContentAppended,
     TurnStateChanged,
 )
+from acp_tui.client.session.changes import ChangesContent
 from acp_tui.protocol import updates as v1u
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.big import validate_in_pieces
@@ -42,30 +44,7 @@ from acp_tui.protocol.v2 import methods as v2m
 from acp_tui.protocol.v2 import tools as v2t
 from acp_tui.protocol.v2 import updates as v2u
 
-__all__ = ["ChangesContent", "V2Dialect", "agent_terminal_update"]
-
-
-class ChangesContent(ContentToolCallContent):
-    """A v2 diff (file changes and a patch) shown through the shared content shape.
-
-    ``content`` is a text summary (one line per change, then the patch) so every view can show
-    it; ``changes`` and ``patch`` keep the v2 structure for views that know it.
-    """
-
-    changes: list[v2t.DiffChange]
-    patch: v2t.DiffPatch | None = None
-
-    @classmethod
-    def of(cls, diff: v2t.Diff) -> ChangesContent:
-        lines = []
-        for change in diff.changes:
-            where = f"{change.old_path} -> {change.path}" if change.old_path else change.path
-            lines.append(f"{change.operation} {where}")
-        if diff.patch is not None:
-            lines.append(diff.patch.text.rstrip("\n"))
-        return cls(
-            content=TextContent(text="\n".join(lines)), changes=diff.changes, patch=diff.patch
-        )
+__all__ = ["V2Dialect", "agent_terminal_update"]
 
 
 _V1_OPTIONS = TypeAdapter(list[SessionConfigOption])

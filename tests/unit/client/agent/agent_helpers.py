@@ -13,22 +13,19 @@ import anyio
 import pytest
 
 from acp_tui.client.agent import agent_client as agent_module
-from acp_tui.client.agent.agent_client import AgentClient, connect
+from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.entries import MessageEntry, ToolCallEntry, TranscriptEntry
 from acp_tui.client.session.live_session import LiveSession, PermissionHandler
-from acp_tui.client.session.transcript import (
-    MessageEntry,
-    ToolCallEntry,
-    Transcript,
-    TranscriptEntry,
-)
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,
     SelectedPermissionOutcome,
 )
 from acp_tui.protocol.connection import Connection
+from tests import in_process
 
 WAIT = 10.0
 """Upper bound of any wait on the agent; a hang fails the test instead of blocking it."""
@@ -54,7 +51,7 @@ def make_project(root: Path, name: str = "project") -> Path:
 
 def demo_spec(data_dir: Path, cwd: Path, *flags: str) -> LaunchSpec:
     argv = [sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", str(data_dir), *flags]
-    return LaunchSpec(agent=AgentCommand(argv, cwd=cwd, name="demo"), cwd=cwd)
+    return LaunchSpec(command=AgentCommand(argv, cwd=cwd, name="demo"), cwd=cwd)
 
 
 @asynccontextmanager
@@ -65,8 +62,9 @@ async def demo_client(
     permission_handler: PermissionHandler = allow_first,
     init_timeout: float = WAIT,
 ) -> AsyncIterator[AgentClient]:
-    """A connected client of the demo agent started with ``flags``."""
-    async with connect(
+    """A connected client of the demo agent started with ``flags`` (in the test's event loop
+    unless the test is marked ``real_agent``)."""
+    async with in_process.current(
         demo_spec(data_dir, cwd, *flags),
         permission_handler=permission_handler,
         init_timeout=init_timeout,

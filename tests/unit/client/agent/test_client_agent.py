@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from acp_tui.client.agent.agent_client import AgentClient, MalformedResponse, connect
-from acp_tui.client.agent.calls import session_matches
 from acp_tui.client.agent.capabilities import AuthMethodInfo
 from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.rules import session_matches
 from acp_tui.client.errors import (
     AgentExited,
     AgentNotFound,
@@ -23,13 +23,9 @@ from acp_tui.client.errors import (
     Unsupported,
 )
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry, PlanEntryBlock
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import (
-    Change,
-    MessageEntry,
-    NoticeEntry,
-    PlanEntryBlock,
-)
+from acp_tui.client.session.transcript import Change
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,
@@ -525,7 +521,7 @@ async def test_fork_and_list_send_extra_roots_when_advertised(
 
 async def test_a_missing_command_is_agent_not_found(tmp_path: Path, project: Path) -> None:
     missing = tmp_path / "no-such-agent"
-    spec = LaunchSpec(agent=AgentCommand([str(missing)], cwd=project), cwd=project)
+    spec = LaunchSpec(command=AgentCommand([str(missing)], cwd=project), cwd=project)
     with pytest.raises(AgentNotFound) as caught:
         async with connect(spec, init_timeout=WAIT):
             raise AssertionError("connected to nothing")
@@ -540,6 +536,7 @@ async def test_an_agent_that_never_initializes_times_out(data: Path, project: Pa
     assert any("hang-initialize" in line for line in caught.value.stderr_tail)
 
 
+@pytest.mark.real_agent  # the exit code and stderr of a process
 async def test_a_crash_mid_turn_is_agent_exited(data: Path, project: Path) -> None:
     async with demo_client(data, project) as client:
         session = await client.new_session(project)
@@ -554,6 +551,7 @@ async def test_a_crash_mid_turn_is_agent_exited(data: Path, project: Path) -> No
             await client.new_session(project)
 
 
+@pytest.mark.real_agent  # a 20 MB line through a real pipe
 async def test_malformed_line_is_skipped_and_huge_message_arrives(
     data: Path, project: Path
 ) -> None:
@@ -596,7 +594,7 @@ async def test_a_bad_initialize_answer_is_refused(
     script = tmp_path / "fake_agent.py"
     script.write_text(FAKE_AGENT, encoding="utf-8")
     argv = [sys.executable, str(script), json.dumps(result)]
-    spec = LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project)
+    spec = LaunchSpec(command=AgentCommand(argv, cwd=project), cwd=project)
     with pytest.raises(error) as caught:
         async with connect(spec, init_timeout=WAIT):
             raise AssertionError("initialized")

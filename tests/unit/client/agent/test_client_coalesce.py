@@ -15,8 +15,8 @@ from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.agent.coalesce import text_chunk
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.entries import MessageEntry, ToolCallEntry
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import MessageEntry, ToolCallEntry
 from acp_tui.protocol.updates import SessionUpdate
 from tests.unit.client.agent.agent_helpers import wait_until
 from tests.unit.rpc_helpers import RawPeer, dispose_peers, line
@@ -93,7 +93,7 @@ async def wired(tmp_path: Path) -> AsyncIterator[tuple[AgentClient, RawPeer, lis
     peer = RawPeer()
     conn = peer.connection()
     process = SimpleNamespace(stdout=conn._receive, stdin=conn._send_stream)
-    launch = LaunchSpec(agent=AgentCommand(["agent"], cwd=tmp_path, name="x"), cwd=tmp_path)
+    launch = LaunchSpec(command=AgentCommand(["agent"], cwd=tmp_path, name="x"), cwd=tmp_path)
     client = AgentClient(launch, cast(Any, process))
     client.sessions[SID] = LiveSession(SID, tmp_path)
     seen: list[Any] = []

@@ -27,7 +27,7 @@ from acp_tui.client.agent.mcp import (
     mcp_for_session,
     resolve_command,
 )
-from acp_tui.client.session.transcript import MessageEntry, NoticeEntry
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry
 from acp_tui.config.settings import AgentConfig, McpServerConfig, Settings
 from acp_tui.protocol.content import TextContent
 from tests.unit.client.agent.agent_helpers import demo_spec, make_project, record_wire

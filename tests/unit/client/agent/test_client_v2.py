@@ -18,19 +18,13 @@ import pytest
 from acp_tui.client.agent.agent_client import AgentClient, MalformedResponse, connect
 from acp_tui.client.agent.capabilities import AuthMethodInfo, Capabilities
 from acp_tui.client.agent.dialects import PermissionRequestView
-from acp_tui.client.agent.dialects.v2 import ChangesContent
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited, ProtocolMismatch, Unsupported
 from acp_tui.client.process.command import AgentCommand
+from acp_tui.client.session.changes import ChangesContent
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry, PlanEntryBlock, ToolCallEntry
 from acp_tui.client.session.live_session import LiveSession, PermissionHandler
-from acp_tui.client.session.transcript import (
-    Change,
-    MessageEntry,
-    NoticeEntry,
-    PlanEntryBlock,
-    ToolCallEntry,
-    Transcript,
-)
+from acp_tui.client.session.transcript import Change, Transcript
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,
@@ -154,7 +148,9 @@ async def test_a_bad_v2_answer_is_refused(
     script = tmp_path / "fake_agent.py"
     script.write_text(FAKE_AGENT, encoding="utf-8")
     argv = [sys.executable, str(script), json.dumps(result)]
-    spec = LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project, protocol_version=offered)
+    spec = LaunchSpec(
+        command=AgentCommand(argv, cwd=project), cwd=project, protocol_version=offered
+    )
     with pytest.raises(error) as caught:
         async with connect(spec, init_timeout=WAIT):
             raise AssertionError("initialized")
@@ -365,6 +361,7 @@ async def test_cancel_ends_the_turn_cancelled(version: int, data: Path, project:
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # the exit code of a process
 async def test_a_crash_mid_turn_is_agent_exited(version: int, data: Path, project: Path) -> None:
     async with demo(version, data, project) as client:
         session = await client.new_session(project)

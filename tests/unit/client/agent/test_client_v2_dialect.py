@@ -14,9 +14,11 @@ from acp_tui.client.agent.dialects.events import (
     TurnStateChanged,
     apply_event,
 )
-from acp_tui.client.agent.dialects.v2 import ChangesContent, V2Dialect
+from acp_tui.client.agent.dialects.v2 import V2Dialect
+from acp_tui.client.session.changes import ChangesContent
+from acp_tui.client.session.entries import MessageEntry, ToolCallEntry
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import MessageEntry, ToolCallEntry, Transcript
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.session_config import SessionConfigSelect, SessionConfigSelectGroup
 from acp_tui.protocol.tools import ContentToolCallContent

@@ -50,14 +50,14 @@ def test_demo_agent_command(acp_home: Paths) -> None:
 def test_the_demo_agent_is_told_to_speak_v2_when_asked(acp_home: Paths, tmp_path: Path) -> None:
     spec = launch(acp_home, tmp_path, agent_name="demo", protocol=2)
     assert spec.protocol_version == 2
-    assert list(spec.agent.argv) == list(demo_agent_command(acp_home, 2).argv)
+    assert list(spec.command.argv) == list(demo_agent_command(acp_home, 2).argv)
 
 
 def test_nothing_configured_starts_the_demo_agent(acp_home: Paths, tmp_path: Path) -> None:
     spec = launch(acp_home, tmp_path)
     assert spec.is_demo
-    assert list(spec.agent.argv) == list(demo_agent_command(acp_home).argv)
-    assert spec.agent.cwd == tmp_path
+    assert list(spec.command.argv) == list(demo_agent_command(acp_home).argv)
+    assert spec.command.cwd == tmp_path
     assert spec.cwd == tmp_path
     assert spec.protocol_version == 1
     assert spec.display_name
@@ -66,10 +66,10 @@ def test_nothing_configured_starts_the_demo_agent(acp_home: Paths, tmp_path: Pat
 def test_the_only_configured_agent_is_the_default(acp_home: Paths, tmp_path: Path) -> None:
     spec = launch(acp_home, tmp_path, settings=Settings(agents={"alpha": ALPHA}))
     assert not spec.is_demo
-    assert list(spec.agent.argv) == ["alpha-acp", "--stdio"]
-    assert dict(spec.agent.env) == {"ALPHA_KEY": "1"}
-    assert spec.agent.cwd == tmp_path
-    assert spec.agent.name == "alpha"
+    assert list(spec.command.argv) == ["alpha-acp", "--stdio"]
+    assert dict(spec.command.env) == {"ALPHA_KEY": "1"}
+    assert spec.command.cwd == tmp_path
+    assert spec.command.name == "alpha"
     assert spec.display_name == "alpha"
 
 
@@ -81,7 +81,7 @@ def test_several_agents_without_default_start_the_demo(acp_home: Paths, tmp_path
 def test_default_agent_beats_the_only_agent_rule(acp_home: Paths, tmp_path: Path) -> None:
     settings = Settings(default_agent="beta", agents={"alpha": ALPHA, "beta": BETA})
     spec = launch(acp_home, tmp_path, settings=settings)
-    assert list(spec.agent.argv) == ["beta"]
+    assert list(spec.command.argv) == ["beta"]
     assert spec.display_name == "Beta Agent"
     only = Settings(default_agent="demo", agents={"alpha": ALPHA})
     assert launch(acp_home, tmp_path, settings=only).is_demo
@@ -90,7 +90,7 @@ def test_default_agent_beats_the_only_agent_rule(acp_home: Paths, tmp_path: Path
 def test_dash_a_beats_default_agent(acp_home: Paths, tmp_path: Path) -> None:
     settings = Settings(default_agent="beta", agents={"alpha": ALPHA, "beta": BETA})
     spec = launch(acp_home, tmp_path, settings=settings, agent_name="alpha")
-    assert list(spec.agent.argv) == ["alpha-acp", "--stdio"]
+    assert list(spec.command.argv) == ["alpha-acp", "--stdio"]
     assert launch(acp_home, tmp_path, settings=settings, agent_name="demo").is_demo
 
 
@@ -98,7 +98,7 @@ def test_demo_always_means_the_bundled_agent(acp_home: Paths, tmp_path: Path) ->
     settings = Settings(agents={"demo": AgentConfig(command="impostor")})
     spec = launch(acp_home, tmp_path, settings=settings, agent_name="demo")
     assert spec.is_demo
-    assert "impostor" not in spec.agent.argv
+    assert "impostor" not in spec.command.argv
 
 
 def test_explicit_command_beats_everything(acp_home: Paths, tmp_path: Path) -> None:
@@ -106,10 +106,10 @@ def test_explicit_command_beats_everything(acp_home: Paths, tmp_path: Path) -> N
     spec = launch(
         acp_home, tmp_path, settings=settings, command=["/opt/bin/my-agent", "--flag", "a b"]
     )
-    assert list(spec.agent.argv) == ["/opt/bin/my-agent", "--flag", "a b"]
+    assert list(spec.command.argv) == ["/opt/bin/my-agent", "--flag", "a b"]
     assert not spec.is_demo
-    assert dict(spec.agent.env) == {}
-    assert spec.agent.cwd == tmp_path
+    assert dict(spec.command.env) == {}
+    assert spec.command.cwd == tmp_path
     assert spec.display_name == "my-agent"
     assert spec.protocol_version == 1
 
@@ -167,4 +167,4 @@ def test_tilde_in_command_is_expanded(
     monkeypatch.setenv("HOME", str(tmp_path))
     config = AgentConfig(command="~/bin/agent")
     spec = launch(acp_home, tmp_path, settings=Settings(agents={"a": config}))
-    assert spec.agent.argv[0] == str(tmp_path / "bin" / "agent")
+    assert spec.command.argv[0] == str(tmp_path / "bin" / "agent")

@@ -13,14 +13,14 @@ import pytest
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.history.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.process.command import AgentCommand
-from acp_tui.client.session.transcript import (
+from acp_tui.client.session.entries import (
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
     ToolCallEntry,
-    Transcript,
     TranscriptEntry,
 )
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.updates import SessionNotification
 from acp_tui.store.transcripts import RecordedUpdate, RecordedUser, TranscriptCache
@@ -183,14 +183,14 @@ async def test_a_load_replay_replaces_the_recorded_events(
 
 
 def _spec(argv: list[str], *, is_demo: bool = False) -> LaunchSpec:
-    return LaunchSpec(agent=AgentCommand(argv, name="x"), cwd=Path("/"), is_demo=is_demo)
+    return LaunchSpec(command=AgentCommand(argv, name="x"), cwd=Path("/"), is_demo=is_demo)
 
 
 def test_agent_key_ignores_the_interpreter_but_not_the_command(tmp_path: Path) -> None:
     spec = demo_spec(tmp_path / "demo", tmp_path)
     moved = replace(
         spec,
-        agent=AgentCommand(["/other/venv/bin/python3.12", *spec.agent.argv[1:]], name="demo"),
+        command=AgentCommand(["/other/venv/bin/python3.12", *spec.command.argv[1:]], name="demo"),
         cwd=Path("/elsewhere"),
     )
     assert agent_key_for(spec) == agent_key_for(moved)

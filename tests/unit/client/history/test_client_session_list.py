@@ -11,8 +11,8 @@ import anyio
 import pytest
 
 from acp_tui.client.errors import AgentError, AgentExited
-from acp_tui.client.history.session_list import (
-    SessionLister,
+from acp_tui.client.history.session_list import SessionLister
+from acp_tui.client.history.session_text import (
     display_title,
     distinct_prefix,
     parse_roots,

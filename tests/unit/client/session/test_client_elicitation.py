@@ -427,11 +427,11 @@ async def test_the_workspace_asks_over_the_sessions_tab_and_refuses_unshown_sess
         agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "ask")
+        ws.prompts.submit(slot, "ask")
         await watch.until(lambda: not slot.busy and "You" in agent_text(slot.transcript))
         assert interaction.asked == ["elicitation form"]
         assert "You declined." in agent_text(slot.transcript)  # required fields left empty
-        handler = ws.elicitation_handler(agent)
+        handler = ws.questions.elicitation_handler(agent)
         elsewhere = Elicitation(request=ws_request("form"), session_id="not-in-any-tab", form=None)
         assert await handler(elsewhere) == CANCELLED
         assert interaction.asked == ["elicitation form"]

@@ -6,15 +6,14 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.session.transcript import (
-    Change,
+from acp_tui.client.session.entries import (
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
     ToolCallEntry,
-    Transcript,
     block_text,
 )
+from acp_tui.client.session.transcript import Change, Transcript
 from acp_tui.protocol.content import (
     AudioContent,
     BlobResourceContents,
@@ -548,7 +547,7 @@ def test_notices_and_iteration(transcript: Transcript) -> None:
 
 
 def test_a_notice_is_announced_not_kept(transcript: Transcript) -> None:
-    from acp_tui.client.session.transcript import AgentNotice
+    from acp_tui.client.session.entries import AgentNotice
 
     rec = Recorder(transcript)
     transcript.apply(

@@ -349,7 +349,7 @@ def test_the_host_shown_is_where_the_browser_goes() -> None:
 
 
 def test_a_pattern_that_takes_too_long_is_given_up_and_not_applied_again() -> None:
-    from acp_tui.client.session import forms
+    from acp_tui.client.session import form_patterns as forms
 
     slow = "^(a|aa)+$"  # about a minute on this text for Python's own engine
     assert forms.pattern_problem(slow, "a" * 40 + "!") is None  # given up: not applied

@@ -40,7 +40,7 @@ async def run_terminal_turns(
     slot = ws.open_new(agent)
     await watch.until(lambda: slot.state == "ready")
     for _ in range(turns):
-        ws.submit(slot, "terminal")
+        ws.prompts.submit(slot, "terminal")
     await watch.until(lambda: idle(slot) and agent_text(slot.transcript).count("`printf`") == turns)
     return slot
 
@@ -123,7 +123,7 @@ def test_unsafe_env_is_dropped_unless_the_setting_allows_it(
     agent = SimpleNamespace(
         launch=replace(spec, settings=Settings(terminal_env_allow=["LD_PRELOAD"]))
     )
-    policy = Workspace(paths=acp_home).terminal_policy(cast(AgentRuntime, agent))
+    policy = Workspace(paths=acp_home).questions.terminal_policy(cast(AgentRuntime, agent))
     allowed = TerminalAsk.build("make", [], "/p", env, policy.env)
     assert allowed.env == (("LD_PRELOAD", "/tmp/evil.so"), ("LANG", "C"))
     assert allowed.dropped_env == (("PYTHONPATH", "/tmp"),)
@@ -144,7 +144,7 @@ async def test_an_approval_for_the_session_covers_exactly_the_command_cwd_and_en
         await watch.until(lambda: slot.state == "ready")
         live = slot.session
         assert live is not None
-        approve = ws.terminal_policy(agent).approve
+        approve = ws.questions.terminal_policy(agent).approve
         assert approve is not None
 
         async def runs(cwd: Path, env: dict[str, str]) -> bool:

@@ -9,8 +9,10 @@ import pytest
 
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
-from acp_tui.client.session.transcript import NoticeEntry, Transcript
-from acp_tui.client.workspace.slots import DraftsReturned, SessionsChanged, SessionSlot
+from acp_tui.client.session.entries import NoticeEntry
+from acp_tui.client.session.transcript import Transcript
+from acp_tui.client.workspace.events import DraftsReturned, SessionsChanged
+from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.transcripts import RecordedUser
@@ -37,7 +39,7 @@ async def test_a_new_slot_opens_and_its_prompt_is_answered_and_recorded(
         assert slot.state == "starting"
         await watch.until(lambda: slot.state == "ready")
         assert slot.session is not None
-        ws.submit(slot, "hello there")
+        ws.prompts.submit(slot, "hello there")
         assert slot.busy
         await watch.until(lambda: idle(slot) and "hello there" in agent_text(slot.transcript))
         session_id = slot.session.session_id
@@ -54,20 +56,20 @@ async def test_prompts_typed_while_the_agent_starts_are_queued_editable_and_sent
     async with workspace(acp_home, project) as (ws, watch):
         agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
         slot = ws.open_new(agent)
-        first = ws.submit(slot, "first")
-        second = ws.submit(slot, "second")
-        third = ws.submit(slot, "third")
+        first = ws.prompts.submit(slot, "first")
+        second = ws.prompts.submit(slot, "second")
+        third = ws.prompts.submit(slot, "third")
         assert first is not None
         assert second is not None
         assert third is not None
-        assert ws.submit(slot, "   \n ") is None  # only whitespace: nothing to send
+        assert ws.prompts.submit(slot, "   \n ") is None  # only whitespace: nothing to send
         assert [p.text for p in slot.queue] == ["first", "second", "third"]
         assert slot.queue_reason() == "sent once the agent has started"
-        assert ws.remove_queued(slot, second.id) is second
-        assert ws.edit_queued(slot, third.id, "third, edited")
+        assert ws.prompts.remove_queued(slot, second.id) is second
+        assert ws.prompts.edit_queued(slot, third.id, "third, edited")
         await watch.until(lambda: idle(slot) and len(users(slot)) == 2)
         assert users(slot) == ["first", "third, edited"]
-        assert ws.remove_queued(slot, first.id) is None  # sent: no longer removable
+        assert ws.prompts.remove_queued(slot, first.id) is None  # sent: no longer removable
 
 
 async def test_a_prompt_sent_during_a_turn_waits_for_its_end(
@@ -78,8 +80,8 @@ async def test_a_prompt_sent_during_a_turn_waits_for_its_end(
         agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "slow")
-        ws.submit(slot, "afterwards")
+        ws.prompts.submit(slot, "slow")
+        ws.prompts.submit(slot, "afterwards")
         assert [p.text for p in slot.queue] == ["afterwards"]
         assert slot.queue_reason() == "sent when the current turn ends"
         await watch.until(lambda: idle(slot) and len(users(slot)) == 2)
@@ -97,13 +99,14 @@ async def test_a_background_slot_is_marked_when_its_turn_ends(
         assert ws.current is second
         await watch.until(lambda: first.state == second.state == "ready")
         assert first.session_id != second.session_id
-        ws.submit(first, "in the background")
+        ws.prompts.submit(first, "in the background")
         await watch.until(lambda: first.attention == "finished")
         assert second.attention is None
-        ws.focus(first)
+        ws.board.focus(first)
         assert first.attention is None
 
 
+@pytest.mark.real_agent  # the process exits, then a restart starts another
 async def test_a_crash_keeps_the_queue_and_restart_reopens_the_session_and_sends_it(
     tmp_path: Path, acp_home: Paths
 ) -> None:
@@ -113,11 +116,11 @@ async def test_a_crash_keeps_the_queue_and_restart_reopens_the_session_and_sends
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
         session_id = slot.session_id
-        ws.submit(slot, "crash")
+        ws.prompts.submit(slot, "crash")
         await watch.until(lambda: slot.state == "agent_down")
         assert agent.state == "exited"
         assert "code 3" in (agent.error or "")
-        ws.submit(slot, "after the restart")
+        ws.prompts.submit(slot, "after the restart")
         assert [p.text for p in slot.queue] == ["after the restart"]
         assert "the agent has stopped" in slot.queue_reason()
         ws.restart(agent)
@@ -134,27 +137,27 @@ async def test_a_listed_session_opens_once_and_a_deleted_one_returns_its_queue(
         agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "remember this")
+        ws.prompts.submit(slot, "remember this")
         await watch.until(lambda: idle(slot))
         assert slot.session_id is not None
         info = SessionInfo(session_id=slot.session_id, cwd=str(project))
         assert ws.open_listed(agent, info, replay=True) is slot  # live already: focused
 
-        assert await ws.close_listed(agent, info)
+        assert await ws.sessions.close_listed(agent, info)
         assert slot.state == "closed"
         reopened = ws.open_listed(agent, info, replay=True)
         assert reopened is not slot
         await watch.until(lambda: reopened.state == "ready")
         assert "remember this" in users(reopened)
 
-        ws.submit(reopened, "slow")
-        ws.submit(reopened, "never sent")
-        assert await ws.delete_listed(agent, [info]) == []
+        ws.prompts.submit(reopened, "slow")
+        ws.prompts.submit(reopened, "never sent")
+        assert await ws.sessions.delete_listed(agent, [info]) == []
         returned = watch.of(DraftsReturned)
         assert [e.texts for e in returned] == [("never sent",)]
         assert reopened.state == "closed"
         assert reopened.queue == []
-        reason = ws.why_unavailable(agent, "close", info)
+        reason = ws.sessions.why_unavailable(agent, "close", info)
         assert reason == "only sessions open in acp-tui can be closed"
 
 
@@ -192,12 +195,12 @@ async def test_a_failing_listener_or_view_does_not_stop_the_recording(
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
         slot.transcript.subscribe(lambda change: 1 / 0)
-        ws.submit(slot, "think plan diff please")
+        ws.prompts.submit(slot, "think plan diff please")
         await watch.until(lambda: idle(slot) and len(users(slot)) == 1)
         assert slot.session_id is not None
         recorded = list(ws.cache.events(agent.key, slot.session_id))
         assert len(recorded) > 10
-        assert ws.events.failures > 0
+        assert ws.board.events.failures > 0
 
 
 async def test_a_background_permission_question_waits_for_its_tab(
@@ -211,14 +214,14 @@ async def test_a_background_permission_question_waits_for_its_tab(
         background = ws.open_new(agent)
         shown = ws.open_new(agent)
         await watch.until(lambda: background.state == shown.state == "ready")
-        ws.submit(background, "permission")
+        ws.prompts.submit(background, "permission")
         await watch.until(lambda: background.attention == "permission")
         assert asked.asked == []
-        ws.submit(shown, "permission")  # the tab in front is asked at once
+        ws.prompts.submit(shown, "permission")  # the tab in front is asked at once
         await watch.until(lambda: idle(shown))
         assert asked.asked == ["permission"]
         assert background.busy
-        ws.focus(background)
+        ws.board.focus(background)
         await watch.until(lambda: idle(background))
         assert asked.asked == ["permission", "permission"]
         assert background.attention is None
@@ -234,11 +237,11 @@ async def test_an_agent_dying_under_a_background_tab_leaves_the_others_going(
         doomed = ws.open_new(doomed_agent)
         other = ws.open_new(other_agent)
         await watch.until(lambda: doomed.state == other.state == "ready")
-        ws.submit(doomed, "crash")
+        ws.prompts.submit(doomed, "crash")
         await watch.until(lambda: doomed.state == "agent_down")
         assert doomed.attention == "failed"
         assert other.state == "ready"
-        ws.submit(other, "still here")
+        ws.prompts.submit(other, "still here")
         await watch.until(lambda: idle(other) and "still here" in agent_text(other.transcript))
 
 
@@ -257,7 +260,7 @@ async def test_an_unused_new_session_leaves_nothing_in_the_local_list(
         added = [e.added.session_id for e in watch.of(SessionsChanged) if e.added is not None]
         assert sorted(added) == sorted([unused.session.session_id, used.session.session_id])
         assert ws.cache.sessions(agent.key) == []  # nothing indexed before a prompt
-        ws.submit(used, "keep me")
+        ws.prompts.submit(used, "keep me")
         await watch.until(lambda: idle(used) and "keep me" in users(used))
         kept = used.session.session_id
     # After the run, only the session that was used is in acp-tui's own list.
@@ -280,7 +283,7 @@ async def test_a_fork_shows_the_history_it_starts_from(
         agent = ws.agent_for(spec)
         parent = ws.open_new(agent)
         await watch.until(lambda: parent.state == "ready")
-        ws.submit(parent, "the parent's words")
+        ws.prompts.submit(parent, "the parent's words")
         await watch.until(lambda: idle(parent) and "the parent's words" in users(parent))
         assert parent.session is not None
         info = SessionInfo(session_id=parent.session.session_id, cwd=str(project))
@@ -291,7 +294,7 @@ async def test_a_fork_shows_the_history_it_starts_from(
         assert users(fork) == ["the parent's words"]
         notices = [e.text for e in fork.transcript.entries if isinstance(e, NoticeEntry)]
         assert any("Forked from" in n and how in n for n in notices), notices
-        ws.submit(fork, "the fork's words")
+        ws.prompts.submit(fork, "the fork's words")
         await watch.until(lambda: idle(fork) and "the fork's words" in users(fork))
         fork_id = fork.session.session_id
         # The fork's own record starts with the parent's history: reopening it shows both.
@@ -314,7 +317,7 @@ async def test_a_start_up_failure_is_said_in_the_transcript_with_the_fix_to_try(
 ) -> None:
     project = make_project(tmp_path)
     async with workspace(acp_home, project) as (ws, watch):
-        agent = ws.agent_for(LaunchSpec(agent=AgentCommand(argv, cwd=project), cwd=project))
+        agent = ws.agent_for(LaunchSpec(command=AgentCommand(argv, cwd=project), cwd=project))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "agent_down")
         notices = [e.text for e in slot.transcript.entries if isinstance(e, NoticeEntry)]

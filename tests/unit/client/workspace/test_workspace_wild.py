@@ -15,8 +15,9 @@ import pytest
 from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited
-from acp_tui.client.session.transcript import MessageEntry, NoticeEntry, Transcript
-from acp_tui.client.workspace.slots import Notice
+from acp_tui.client.session.entries import MessageEntry, NoticeEntry
+from acp_tui.client.session.transcript import Transcript
+from acp_tui.client.workspace.events import Notice
 from acp_tui.config.paths import Paths
 from acp_tui.demo_agent.auth import AUTH_METHOD_ID
 from acp_tui.demo_agent.faults import AFTER_CLOSE_UPDATES, ERROR_DATA, LATE_CHUNK_TEXT
@@ -52,7 +53,11 @@ def when_sent(client: AgentClient, method: str) -> anyio.Event:
     return sent
 
 
-@pytest.mark.parametrize("deliberate", [True, False], ids=["stopped", "killed"])
+@pytest.mark.parametrize(
+    "deliberate",
+    [True, pytest.param(False, marks=pytest.mark.real_agent)],  # killed: it takes a signal
+    ids=["stopped", "killed"],
+)
 async def test_a_call_cut_short_says_whether_acp_tui_ended_the_agent(
     tmp_path: Path, deliberate: bool
 ) -> None:
@@ -83,7 +88,7 @@ async def test_a_failed_prompt_tells_the_reason_in_the_transcript(
         agent = ws.agent_for(demo_spec(tmp_path / "demo", project, "--fault", "error-data"))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "hello")
+        ws.prompts.submit(slot, "hello")
         await watch.until(lambda: bool(notices(slot.transcript)))
         assert notices(slot.transcript) == [
             f"The prompt failed: Internal error (code -32603) — {ERROR_DATA}"
@@ -121,9 +126,9 @@ async def test_a_late_chunk_is_a_message_of_its_own_live_and_in_the_local_copy(
         agent = ws.agent_for(spec(tmp_path, project, protocol, "--fault", "late-chunk"))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "first")
+        ws.prompts.submit(slot, "first")
         await watch.until(lambda: LATE_CHUNK_TEXT in agent_text(slot.transcript))
-        ws.submit(slot, "second")
+        ws.prompts.submit(slot, "second")
         await watch.until(lambda: agent_text(slot.transcript).count(LATE_CHUNK_TEXT) == 2)
         live = shape(slot.transcript)
         assert slot.session is not None
@@ -147,11 +152,11 @@ async def test_a_turn_the_agent_starts_itself_is_recorded_with_its_end(
         agent = ws.agent_for(spec(tmp_path, project, 2))
         slot = ws.open_new(agent)
         await watch.until(lambda: slot.state == "ready")
-        ws.submit(slot, "later")
+        ws.prompts.submit(slot, "later")
         await watch.until(
             lambda: LATER_TEXT in agent_text(slot.transcript) and slot.transcript.state == "idle"
         )
-        ws.submit(slot, "again")
+        ws.prompts.submit(slot, "again")
         await watch.until(lambda: "> again" in agent_text(slot.transcript) and not slot.busy)
         live = shape(slot.transcript)
         assert slot.session is not None
@@ -163,7 +168,9 @@ async def test_a_turn_the_agent_starts_itself_is_recorded_with_its_end(
         agent.history.replay_into(session_id, replayed)
     assert [role for role, _ in live] == ["user", "agent", "user", "agent"]
     assert live[1] == ("agent", LATER_TEXT)  # "later" alone: the prompted turn says nothing
-    own = next(i for i, e in enumerate(events) if LATER_TEXT in str(getattr(e, "update", "")))
+    # The reply comes in chunks, recorded as one update or several (as they were read): its
+    # first words mark where the turn of its own starts.
+    own = next(i for i, e in enumerate(events) if LATER_TEXT[:20] in str(getattr(e, "update", "")))
     ends = [i for i, e in enumerate(events) if isinstance(e, RecordedTurnEnd)]
     assert len(ends) == 3  # two prompts and the turn of its own
     assert (
@@ -178,6 +185,7 @@ async def test_a_turn_the_agent_starts_itself_is_recorded_with_its_end(
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # the exit code and stderr of a process
 async def test_an_agent_that_exits_during_the_login_is_said_and_nothing_hangs(
     tmp_path: Path, acp_home: Paths, protocol: int
 ) -> None:
@@ -196,7 +204,7 @@ async def test_an_agent_that_exits_during_the_login_is_said_and_nothing_hangs(
         assert internal == []  # the exit is said as an exit, not as a crash of acp-tui
         assert not agent.alive
         assert agent.login_cancel is None
-        ws.submit(slot, "still there?")  # queued for the restart, not lost, nothing raised
+        ws.prompts.submit(slot, "still there?")  # queued for the restart, not lost, nothing raised
         assert [p.text for p in slot.queue] == ["still there?"]
 
 
@@ -234,7 +242,7 @@ async def test_updates_for_a_closed_session_are_dropped_quietly(
         closing, kept = ws.open_new(agent), ws.open_new(agent)
         await watch.until(lambda: closing.state == kept.state == "ready")
         for slot in (closing, kept):
-            ws.submit(slot, "hello")
+            ws.prompts.submit(slot, "hello")
         await watch.until(
             lambda: all(s.transcript.state == "idle" and not s.busy for s in (closing, kept))
         )

@@ -14,8 +14,9 @@ from acp_tui.client.agent.capabilities import AuthMethodInfo
 from acp_tui.client.session.elicitation import CANCELLED, DECLINED, Answer, Elicitation
 from acp_tui.client.tools.terminal_gate import TerminalAnswer, TerminalAsk
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
+from acp_tui.client.workspace.events import WorkspaceEvent
 from acp_tui.client.workspace.interaction import TerminalRun
-from acp_tui.client.workspace.slots import SessionSlot, WorkspaceEvent
+from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.config.paths import Paths
 from acp_tui.protocol.client_methods import (
@@ -24,6 +25,7 @@ from acp_tui.protocol.client_methods import (
     RequestPermissionRequest,
     SelectedPermissionOutcome,
 )
+from tests import in_process
 from tests.unit.client.agent.agent_helpers import WAIT
 
 E = TypeVar("E")
@@ -129,6 +131,14 @@ class Watch:
 async def workspace(
     paths: Paths, project: Path, interaction: Scripted | None = None
 ) -> AsyncIterator[tuple[Workspace, Watch]]:
-    """A running Workspace for ``project``; every agent is stopped on exit."""
-    async with Workspace(paths=paths, interaction=interaction or Scripted(), project=project) as ws:
+    """A running Workspace for ``project``; every agent is stopped on exit.
+
+    It reaches the demo agent in-process unless the test is marked ``real_agent``.
+    """
+    async with Workspace(
+        paths=paths,
+        interaction=interaction or Scripted(),
+        project=project,
+        connect=in_process.current,
+    ) as ws:
         yield ws, Watch(ws)

@@ -1,60 +1,77 @@
-"""Provides Prompting, the Workspace's prompt queue, turns, cancel and session options.
+"""Provides PromptQueue, the part of the Workspace that sends what the user types: the queue,
+the turns, cancel and session options.
 
 Enter never loses a message: `submit` sends it at once when its slot is ready and no turn runs,
-and otherwise queues it, visibly, with the reason it waits; queued prompts stay editable and
-removable until they are sent, one turn each, in order, as soon as the session opens or the
-turn ends. A slot whose session was closed or deleted opens a new one for it. When a slot's
-session goes away under its queue, the queued text goes back to the user as a draft.
+and otherwise queues it (`acp_tui.client.workspace.prompt_queue.waiting`), visibly, with the
+reason it waits; queued prompts stay editable and removable until they are sent, one turn each,
+in order, as soon as the session is shown or the turn ends. A slot whose session was closed or
+deleted opens a new one for it. When a slot's session goes away under its queue, the queued
+text goes back to the user as a draft.
+
+The queue follows the board rather than being called: it drains when a session is shown
+(`SessionShown`), and when a slot is closed or its agent is down (`SlotStateChanged`) the turn
+it was sending is over and, for a closed one, the queue goes back.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.session.prompt_blocks import build_prompt_blocks
 from acp_tui.client.tools.mentions import resolve_mentions
-from acp_tui.client.workspace.slots import (
+from acp_tui.client.workspace.events import (
     DraftsReturned,
     Notice,
-    QueuedPrompt,
-    SessionSlot,
-    SlotChanged,
+    QueueChanged,
+    SessionShown,
+    SlotStateChanged,
 )
+from acp_tui.client.workspace.prompt_queue.waiting import QueuedPrompt
+from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.protocol.jsonrpc import RpcError
 
 if TYPE_CHECKING:
-    from acp_tui.client.workspace.agent_runtime import AgentRuntime
-    from acp_tui.client.workspace.slots import Attention, SlotState, WorkspaceEvent
+    from acp_tui.client.workspace.board import Board
+    from acp_tui.client.workspace.login import Authenticated
 
-__all__ = ["Prompting"]
+__all__ = ["PromptQueue"]
 
 log = logging.getLogger(__name__)
 
 
-class Prompting:
-    """Mixin of Workspace: what the user sends, and the turns it starts."""
+class PromptQueue:
+    """What the user sends, and the turns it starts (``ws.prompts``).
 
-    _next_prompt = 0
+    It receives the ``board``, ``authenticated`` (a prompt may need a login first) and
+    ``reopen`` (`Opening.open`: a slot whose session is gone opens a new one for the prompt).
+    """
 
-    if TYPE_CHECKING:  # provided by Workspace
+    def __init__(
+        self, board: Board, authenticated: Authenticated, reopen: Callable[[SessionSlot], None]
+    ) -> None:
+        self.board = board
+        self.authenticated = authenticated
+        self.reopen = reopen
+        self._next_prompt = 0
+        board.on(SessionShown, self.session_shown)
+        board.on(SlotStateChanged, self.slot_state_changed)
 
-        def emit(self, event: WorkspaceEvent) -> None: ...
+    def session_shown(self, event: SessionShown) -> None:
+        """A session is open in the slot: what waited for it goes out."""
+        self.drain(event.slot)
 
-        def spawn(self, work: Callable[[], Awaitable[object]], name: str) -> None: ...
-
-        async def authenticated(
-            self, agent: AgentRuntime, call: Callable[[], Awaitable[str]]
-        ) -> str: ...
-
-        def _start_opening(self, slot: SessionSlot) -> None: ...
-
-        def _want_attention(self, slot: SessionSlot, why: Attention) -> None: ...
-
-        def _set_state(self, slot: SessionSlot, state: SlotState, status: str = "") -> None: ...
+    def slot_state_changed(self, event: SlotStateChanged) -> None:
+        """No turn runs in a slot whose agent is down or whose session is gone; the prompts
+        queued for a session that is gone go back to the user."""
+        slot = event.slot
+        if slot.state in ("agent_down", "closed"):
+            slot.queue.sending = None
+        if slot.state == "closed":
+            self.return_queue(slot, "its session is gone")
 
     def submit(
         self, slot: SessionSlot, text: str, attachments: tuple[Path, ...] = ()
@@ -66,8 +83,8 @@ class Prompting:
         prompt = QueuedPrompt(self._next_prompt, text, attachments)
         slot.queue.append(prompt)
         if slot.state in ("closed", "failed") and slot.agent.alive:
-            self._start_opening(slot)  # a (new) session for it, in the same slot
-        self.emit(SlotChanged(slot, "queue"))
+            self.reopen(slot)  # a (new) session for it, in the same slot
+        self.board.emit(QueueChanged(slot))
         self.drain(slot)
         return prompt
 
@@ -78,7 +95,7 @@ class Prompting:
                 prompt.text = text
                 prompt.attachments = ()
                 prompt.recorded_in = None  # what is sent now is recorded
-                self.emit(SlotChanged(slot, "queue"))
+                self.board.emit(QueueChanged(slot))
                 return True
         return False
 
@@ -87,7 +104,7 @@ class Prompting:
         for prompt in slot.queue:
             if prompt.id == prompt_id:
                 slot.queue.remove(prompt)
-                self.emit(SlotChanged(slot, "queue"))
+                self.board.emit(QueueChanged(slot))
                 return prompt
         return None
 
@@ -97,9 +114,9 @@ class Prompting:
             return
         texts = tuple(prompt.text for prompt in slot.queue)
         slot.queue.clear()
-        self.emit(SlotChanged(slot, "queue"))
-        self.emit(DraftsReturned(slot, texts))
-        self.emit(
+        self.board.emit(QueueChanged(slot))
+        self.board.emit(DraftsReturned(slot, texts))
+        self.board.emit(
             Notice(
                 f"{len(texts)} queued message(s) were not sent ({why}); they are back in the "
                 "prompt.",
@@ -110,14 +127,14 @@ class Prompting:
 
     def drain(self, slot: SessionSlot) -> None:
         """Send the next queued prompt if the slot can take it now."""
-        if slot.sending is not None or not slot.queue or not slot.live:
+        if slot.queue.sending is not None or not slot.queue or not slot.live:
             if slot.queue:
-                self.emit(SlotChanged(slot, "queue"))
+                self.board.emit(QueueChanged(slot))
             return
         prompt = slot.queue.pop(0)
-        slot.sending = prompt
-        self.emit(SlotChanged(slot, "queue"))
-        self.spawn(lambda: self._turn(slot, prompt), f"prompt in slot {slot.id}")
+        slot.queue.sending = prompt
+        self.board.emit(QueueChanged(slot))
+        self.board.spawn(lambda: self._turn(slot, prompt), f"prompt in slot {slot.id}")
 
     async def _turn(self, slot: SessionSlot, prompt: QueuedPrompt) -> None:
         agent, session = slot.agent, slot.session
@@ -157,23 +174,23 @@ class Prompting:
                 turned = False  # no turn took place: it is sent (not recorded) again
                 # Not ready until the agent is back (logged in) and the session reopened: the
                 # queue waits for that instead of meeting the old connection's refusal again.
-                self._set_state(slot, "starting", agent.status)
+                self.board.set_state(slot, "starting", agent.status)
                 return
             except (AgentError, RpcError) as exc:
                 self._prompt_failed(slot, exc)
             else:
-                self._want_attention(slot, "finished")
+                self.board.want_attention(slot, "finished")
             finally:
                 # The transcript took the end of the turn: a replay of the copy must too.
                 if turned:
                     agent.recorder.record_turn_end(session.session_id, stop)
         finally:
-            slot.sending = None
+            slot.queue.sending = None
             self.drain(slot)
 
     def _prompt_failed(self, slot: SessionSlot, exc: BaseException) -> None:
         slot.transcript.add_notice(f"The prompt failed: {exc}", "error")
-        self._want_attention(slot, "failed")
+        self.board.want_attention(slot, "failed")
 
     def cancel_turn(self, slot: SessionSlot) -> None:
         """Cancel the running turn (`session/cancel`); pending permission questions are
@@ -188,7 +205,7 @@ class Prompting:
             except AgentError as exc:
                 session.transcript.add_notice(f"Could not cancel: {exc}", "error")
 
-        self.spawn(cancel, f"cancel in slot {slot.id}")
+        self.board.spawn(cancel, f"cancel in slot {slot.id}")
 
     def set_option(self, slot: SessionSlot, config_id: str | None, value: str | bool) -> None:
         """`session/set_config_option` (or `session/set_mode` when ``config_id`` is None)."""
@@ -207,4 +224,4 @@ class Prompting:
                 # Put the pickers back to what the session really has.
                 session.transcript.set_config_options(list(session.transcript.config_options))
 
-        self.spawn(apply, f"setting an option in slot {slot.id}")
+        self.board.spawn(apply, f"setting an option in slot {slot.id}")

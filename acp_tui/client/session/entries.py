@@ -1,0 +1,240 @@
+"""Provides the entries of a transcript (messages, tool calls, the plan, notices) and the text
+of content blocks; also Usage and AgentNotice, which a transcript holds or passes on besides.
+
+Plain data: `acp_tui.client.session.transcript.Transcript` builds and changes the entries from
+`session/update` notifications; views and exports read them. Each entry's ``revision`` grows
+on every change (:meth:`Entry.touch`), so a view re-renders only the entries that changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+from urllib.parse import unquote
+
+from acp_tui.client.safe_text import sanitize
+from acp_tui.protocol.content import (
+    AudioContent,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+from acp_tui.protocol.tools import ToolCallContent, ToolCallLocation
+from acp_tui.protocol.updates import (
+    SessionNotice,
+    SessionUpdate,
+    ToolCallProgress,
+    ToolCallStart,
+    UsageUpdate,
+)
+
+Role = Literal["user", "agent", "thought"]
+Level = Literal["info", "warning", "error"]
+
+
+def block_text(block: ContentBlock) -> str:
+    """A readable text form of any content block (non-text blocks become a short label)."""
+    if isinstance(block, TextContent):
+        return block.text
+    if isinstance(block, ResourceLink):
+        return f"[{block.name}]({block.uri})"
+    if isinstance(block, EmbeddedResource):
+        res = block.resource
+        if isinstance(res, TextResourceContents):
+            return f"[{res.uri}]"
+        return f"[binary resource {res.uri}]"
+    if isinstance(block, ImageContent):
+        return image_label(block)
+    if isinstance(block, AudioContent):
+        return f"[audio {block.mime_type}]"
+    return f"[unsupported content: {getattr(block, 'type', '?')}]"
+
+
+def format_size(count: int) -> str:
+    """A byte count for people: ``512 B``, ``1.5 KB``, ``2.0 MB``."""
+    if count < 1024:
+        return f"{count} B"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def image_label(block: ImageContent) -> str:
+    """The placeholder an image is shown as: its name (for a file), type and decoded size."""
+    data = block.data
+    size = max(len(data) * 3 // 4 - data[-2:].count("="), 0) if data else 0
+    name = unquote(block.uri.rsplit("/", 1)[-1]) if block.uri else ""
+    label = " ".join(part for part in ("image", sanitize(name, 60)) if part)
+    return f"[{label} · {sanitize(block.mime_type, 40)} · {format_size(size)}]"
+
+
+@dataclass(eq=False, slots=True)
+class Entry:
+    """Base of transcript entries; ``revision`` grows on every change."""
+
+    revision: int = field(default=0, init=False)
+
+    def touch(self) -> None:
+        self.revision += 1
+
+
+@dataclass(eq=False, slots=True)
+class MessageEntry(Entry):
+    """A user message, an agent message or a thought, assembled from chunks."""
+
+    role: Role = "agent"
+    message_id: str | None = None
+    parts: list[str] = field(default_factory=list)
+    blocks: list[ContentBlock] = field(default_factory=list)
+    _text: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, role: Role, message_id: str | None, blocks: Sequence[ContentBlock]) -> MessageEntry:
+        """A new message holding ``blocks`` (revision 0: the transcript touches it)."""
+        entry = cls(role=role, message_id=message_id)
+        for block in blocks:
+            entry.blocks.append(block)
+            entry.parts.append(block_text(block))
+        return entry
+
+    def append(self, block: ContentBlock) -> None:
+        self.blocks.append(block)
+        self.parts.append(block_text(block))
+        self._text = None
+        self.touch()
+
+    def set_blocks(self, blocks: Sequence[ContentBlock]) -> None:
+        """Replace the whole content (not touched: the caller says what else changed)."""
+        self.blocks = list(blocks)
+        self.parts = [block_text(b) for b in blocks]
+        self._text = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "".join(self.parts)
+        return self._text
+
+
+@dataclass(eq=False, slots=True)
+class ToolCallEntry(Entry):
+    """A tool call, upserted by id; fields are replaced when an update sets them."""
+
+    tool_call_id: str = ""
+    title: str = "Tool call"
+    kind: str = "other"
+    status: str = "pending"
+    content: list[ToolCallContent] = field(default_factory=list)
+    locations: list[ToolCallLocation] = field(default_factory=list)
+    raw_input: Any = None
+    raw_output: Any = None
+    name: str | None = None
+    """The programmatic name of the tool (UNSTABLE ``name``), when the agent sends one."""
+
+    def fill(self, update: ToolCallStart | ToolCallProgress) -> None:
+        """Take the fields ``update`` sets (not touched: the transcript does that)."""
+        fields = update.model_fields_set
+        if update.title is not None and ("title" in fields or isinstance(update, ToolCallStart)):
+            self.title = update.title
+        if update.kind is not None:
+            self.kind = update.kind
+        if update.status is not None:
+            self.status = update.status
+        if "content" in fields and update.content is not None:
+            self.content = list(update.content)
+        if "locations" in fields and update.locations is not None:
+            self.locations = list(update.locations)
+        if "raw_input" in fields:
+            self.raw_input = update.raw_input
+        if "raw_output" in fields:
+            self.raw_output = update.raw_output
+        if "name" in fields:  # null clears it (patch semantics)
+            name = update.name
+            self.name = sanitize(name, 80) if isinstance(name, str) and name else None
+
+
+class PlanItem(Protocol):
+    """One plan entry as the transcript shows it (a wire ``PlanEntry`` or a ``PlanEntryView``)."""
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def priority(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+
+@dataclass(eq=False, slots=True)
+class PlanEntryView:
+    content: str
+    priority: str
+    status: str
+
+
+@dataclass(eq=False, slots=True)
+class PlanEntryBlock(Entry):
+    """The agent's plan; each plan update replaces the entries whole.
+
+    The entries are the wire models themselves: copying 200,000 of them into views would hold
+    the event loop for seconds."""
+
+    entries: Sequence[PlanItem] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class NoticeEntry(Entry):
+    """Something the user should know that is not a message: a stop reason, an unknown update."""
+
+    text: str = ""
+    level: Level = "info"
+    hint: bool = False
+    """A hint about the app (a key to press), not part of the conversation: never exported."""
+
+
+TranscriptEntry = MessageEntry | ToolCallEntry | PlanEntryBlock | NoticeEntry
+
+
+@dataclass(frozen=True, slots=True)
+class AgentNotice:
+    """A ``notice`` update: shown in passing (a toast), never kept in the transcript."""
+
+    title: str
+    description: str | None
+    level: Level
+
+
+@dataclass(slots=True)
+class Usage:
+    """The context window used (``used`` of ``size`` tokens) and the cost so far, if known."""
+
+    used: int
+    size: int
+    cost_amount: float | None = None
+    cost_currency: str | None = None
+
+    @classmethod
+    def of(cls, update: UsageUpdate) -> Usage:
+        cost = update.cost
+        amount, currency = (cost.amount, cost.currency) if cost else (None, None)
+        return cls(update.used, update.size, amount, currency)
+
+
+def agent_notice(update: SessionUpdate) -> AgentNotice | None:
+    """A ``notice`` update as the notice to show; None when it is malformed."""
+    from pydantic import ValidationError
+
+    try:
+        notice = SessionNotice.model_validate(update.to_wire())
+    except ValidationError:
+        return None
+    level: Level = "info"
+    if notice.severity in ("warning", "error"):
+        level = "warning" if notice.severity == "warning" else "error"
+    description = sanitize(notice.description, 500) if notice.description else None
+    return AgentNotice(sanitize(notice.title, 200), description, level)

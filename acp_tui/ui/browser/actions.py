@@ -1,0 +1,52 @@
+"""Provides the session browser's row actions that ask the user first.
+
+Replaying a session already open in a tab never loads it a second time: the user chooses
+between showing that tab and reloading the session there. Deleting is confirmed first, as
+nothing undoes it. The Workspace runs what was chosen; the panel runs these in its workers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acp_tui.client.history.session_text import display_title
+from acp_tui.ui.dialogs.confirm import ConfirmDialog
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from acp_tui.client.workspace.agent_runtime import AgentRuntime
+    from acp_tui.client.workspace.slots import SessionSlot
+    from acp_tui.client.workspace.workspace import Workspace
+    from acp_tui.protocol.methods import SessionInfo
+
+__all__ = ["confirm_delete", "reload_or_show"]
+
+
+async def reload_or_show(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
+    """The session is already open in a tab: show it, or reload it from the agent."""
+    number = ws.slots.index(slot) + 1 if slot in ws.slots else 0
+    caps = slot.agent.capabilities
+    close = "closed and " if caps and caps.can_close else ""
+    question = f"This session is already open in tab {number}. Reload it from the agent?"
+    dialog = ConfirmDialog(
+        question,
+        confirm_label="Reload",
+        cancel_label="Just show it",
+        note=f"Reloading: the session is {close}replayed by the agent in its tab.",
+        destructive=False,
+    )
+    if await app.push_screen_wait(dialog):
+        ws.board.focus(slot)
+        await ws.sessions.reload(slot)
+    else:
+        ws.board.focus(slot)
+
+
+async def confirm_delete(app: App[int], agent: AgentRuntime, infos: list[SessionInfo]) -> bool:
+    """Whether the user confirms deleting ``infos`` (nothing is undone)."""
+    what = "this session" if len(infos) == 1 else f"these {len(infos)} sessions"
+    question = f"Delete {what} from {agent.display_name}?"
+    dialog = ConfirmDialog(question, [display_title(i) for i in infos])
+    confirmed: bool | None = await app.push_screen_wait(dialog)
+    return bool(confirmed)

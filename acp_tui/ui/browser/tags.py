@@ -1,0 +1,39 @@
+"""Provides session_tags: what the browser's rows say besides the session's own info.
+
+``chat`` for the current tab's session, ``open`` for the other tabs', what a tab in the
+background wants the user for, and ``local`` for rows from acp-tui's own history.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from acp_tui.client.history.session_list import SessionLister
+    from acp_tui.client.workspace.agent_runtime import AgentRuntime
+    from acp_tui.client.workspace.workspace import Workspace
+
+__all__ = ["ATTENTION_TAGS", "session_tags"]
+
+ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "done"}
+
+
+def session_tags(
+    lister: SessionLister, ws: Workspace | None, agent: AgentRuntime | None
+) -> dict[str, list[str]]:
+    """The tags of the loaded rows that have any (thousands of rows may be loaded)."""
+    tags: dict[str, list[str]] = {}
+    rows = lister.rows
+    if lister.local:
+        tags = {session_id: ["local"] for session_id in rows}
+    if ws is None or agent is None:
+        return tags
+    for slot in ws.board.slots_of(agent):
+        shown = slot.session_id
+        if shown is None or shown not in rows or not slot.live:
+            continue
+        mine = ["chat" if slot is ws.current else "open"]
+        if slot.attention is not None:
+            mine.append(ATTENTION_TAGS[slot.attention])
+        tags[shown] = mine + tags.get(shown, [])
+    return tags

@@ -1,0 +1,62 @@
+"""Provides terminal_driver: Textual's driver for this platform, as acp-tui needs it.
+
+Two things are added to the driver Textual picks (the Linux/macOS one; others are left as
+they are):
+
+- it writes nothing while the app is suspended: Textual's suspend stops the driver's writer
+  thread but leaves it in place, so every frame the app's timers drew meanwhile went into that
+  thread's bounded queue (30 writes), and the next write blocked the event loop for good (a
+  terminal login froze the app, and SIGTERM waited for the hard exit). The app draws itself
+  whole when it resumes, as after any suspend;
+- it reads keys with `acp_tui.ui.terminal_keys.TerminalKeys` (Alt+digit as terminals send it,
+  unknown sequences dropped rather than typed).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.driver import Driver
+
+__all__ = ["terminal_driver"]
+
+
+def terminal_driver(base: type[Driver]) -> type[Driver]:
+    """A subclass of ``base`` that writes nothing between suspend and resume, and reads keys
+    with `TerminalKeys` when ``base`` is Textual's Linux driver."""
+
+    class TerminalDriver(base):  # type: ignore[valid-type, misc]
+        suspended = False
+
+        def write(self, data: str) -> None:
+            if not self.suspended:
+                super().write(data)
+
+        def suspend_application_mode(self) -> None:
+            super().suspend_application_mode()
+            self.suspended = True
+
+        def resume_application_mode(self) -> None:
+            self.suspended = False
+            super().resume_application_mode()
+
+    TerminalDriver.__name__ = TerminalDriver.__qualname__ = f"Terminal{base.__name__}"
+    _read_keys_as_terminals_send_them(base)
+    return TerminalDriver
+
+
+def _read_keys_as_terminals_send_them(base: type[Driver]) -> None:
+    """Make the Linux driver's input thread build `TerminalKeys` instead of Textual's parser.
+
+    The driver names its parser in its module (``run_input_thread`` builds ``XTermParser``
+    there, with no hook to choose another), so that name is pointed at the subclass. Only this
+    process's driver reads it; Textual is pinned, and tests/pty/test_keys.py would show a
+    Textual that builds its parser elsewhere.
+    """
+    from textual.drivers import linux_driver
+
+    if issubclass(base, linux_driver.LinuxDriver):
+        from acp_tui.ui.terminal_keys import TerminalKeys
+
+        linux_driver.XTermParser = TerminalKeys  # type: ignore[attr-defined]
