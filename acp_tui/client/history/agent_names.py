@@ -9,14 +9,15 @@ different key: its old sessions keep the name the library remembered for them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from acp_tui.client.agent.launch import DEMO_AGENT_NAME, LaunchError, resolve_launch
+from acp_tui.client.agent.launch import DEMO_AGENT_NAME, LaunchError, LaunchSpec, resolve_launch
 from acp_tui.client.history.recorder import agent_key_for
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import Settings
 
-__all__ = ["agent_key_of", "configured_agent_keys"]
+__all__ = ["agent_key_of", "configured_agent_keys", "configured_launches"]
 
 
 def agent_key_of(name: str, settings: Settings, paths: Paths, cwd: Path) -> str:
@@ -46,3 +47,23 @@ def configured_agent_keys(settings: Settings, paths: Paths, cwd: Path) -> dict[s
                 continue
             keys.setdefault(agent_key_for(launch), name)
     return keys
+
+
+def configured_launches(settings: Settings, paths: Paths, cwd: Path) -> dict[str, LaunchSpec]:
+    """Every configured agent by name, as the chat would start it (the demo agent when none is
+    configured); an agent that cannot be resolved is left out."""
+    launches: dict[str, LaunchSpec] = {}
+    for name in list(settings.agents) or [DEMO_AGENT_NAME]:
+        try:
+            launch = resolve_launch(
+                cwd=cwd,
+                agent_name=name,
+                command=None,
+                settings=settings,
+                paths=paths,
+                protocol=None,
+            )
+        except LaunchError:
+            continue
+        launches[name] = replace(launch, settings=settings)
+    return launches
