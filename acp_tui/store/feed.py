@@ -24,3 +24,7 @@ class LibraryFeed(Protocol):
 
     def forgotten(self, agent_key: str, session_id: str) -> None:
         """The session is gone (deleted, or never used): it leaves the library."""
+
+    def set_local_title(self, agent_key: str, session_id: str, title: str | None) -> object:
+        """The user renamed the session here (None: back to the agent's title); the library
+        keeps it beside the transcripts (so a rebuild keeps it) and indexes it."""

@@ -131,6 +131,8 @@ class TranscriptCache:
         """Sessions being restored: where their events go meanwhile (see the module doc)."""
         self._background = BackgroundWrites()
         """Big lines, and the lines after them while they are written (in order)."""
+        self._titles: dict[str, dict[str, str]] = {}
+        """Each agent's local titles, as read (or last set) here."""
 
     # -- where ---------------------------------------------------------------------------------
 
@@ -489,6 +491,43 @@ class TranscriptCache:
     def session(self, agent_key: str, session_id: str) -> CachedSession | None:
         return read_index(self.index_path(agent_key)).get(session_id)
 
+    # -- local titles ----------------------------------------------------------------------------
+
+    def local_titles(self, agent_key: str) -> dict[str, str]:
+        """The titles the user gave this agent's sessions here, by session id (read once)."""
+        titles = self._titles.get(agent_key)
+        if titles is None:
+            from acp_tui.store.library.sources import read_user_data
+
+            titles = self._titles[agent_key] = read_user_data(self.agent_dir(agent_key)).titles
+        return titles
+
+    def set_local_title(self, agent_key: str, session_id: str, title: str | None) -> str | None:
+        """Rename a session here (it wins over the agent's title wherever it is shown); None
+        or blank clears it. Kept beside the transcripts (``library.json``), through the
+        library when there is one (it indexes it too). Returns the title as kept (on one line,
+        bounded). Raises OSError when it cannot be written without a library."""
+        from acp_tui.store.library.sources import TITLE_CHARS, read_user_data, write_user_data
+
+        clean = " ".join(title.split())[:TITLE_CHARS] if title else ""
+        titles = self.local_titles(agent_key)
+        if self.library is not None:
+            self.library.set_local_title(agent_key, session_id, clean or None)
+        else:
+            folder = self.agent_dir(agent_key)
+            data = read_user_data(folder)
+            data.key = data.key or agent_key
+            if clean:
+                data.titles[session_id] = clean
+            else:
+                data.titles.pop(session_id, None)
+            write_user_data(folder, data)
+        if clean:
+            titles[session_id] = clean
+        else:
+            titles.pop(session_id, None)
+        return clean or None
+
     def unindex(self, agent_key: str, session_id: str) -> None:
         """Take a session out of the index (its recorded events stay)."""
         index = read_index(self.index_path(agent_key))
@@ -498,8 +537,9 @@ class TranscriptCache:
             self.library.forgotten(agent_key, session_id)
 
     def forget(self, agent_key: str, session_id: str) -> None:
-        """Remove a (deleted) session: its index entry, its recorded events, and its place in
-        the library."""
+        """Remove a (deleted) session: its index entry, its recorded events, its local title
+        and its place in the library."""
+        self._titles.get(agent_key, {}).pop(session_id, None)
         index = read_index(self.index_path(agent_key))
         if index.pop(session_id, None) is not None:
             self._save_index(agent_key, index)

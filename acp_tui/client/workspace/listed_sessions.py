@@ -23,7 +23,9 @@ from acp_tui.client.workspace.events import (
     ActionProgress,
     AgentChanged,
     SessionInfoChanged,
+    SessionRenamed,
     SessionsChanged,
+    SessionShown,
 )
 from acp_tui.client.workspace.gating import why_unavailable
 from acp_tui.client.workspace.opening import describe
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
     from acp_tui.client.workspace.board import Board
     from acp_tui.client.workspace.login import Authenticated
+    from acp_tui.store.transcripts import TranscriptCache
 
 __all__ = ["GONE_NEXT", "ListedSessions", "LoggedInListing"]
 
@@ -90,16 +93,23 @@ class LoggedInListing:
 class ListedSessions:
     """What the session browser and `acp-tui sessions` do to sessions (``ws.sessions``).
 
-    It receives the ``board``, ``authenticated`` (the agent may ask for a login first) and
-    ``reopen`` (`Opening.open`: a reloaded session opens again in its slot).
+    It receives the ``board``, ``authenticated`` (the agent may ask for a login first),
+    ``reopen`` (`Opening.open`: a reloaded session opens again in its slot) and ``titles``
+    (the transcript cache, which keeps the local titles).
     """
 
     def __init__(
-        self, board: Board, authenticated: Authenticated, reopen: Callable[[SessionSlot], None]
+        self,
+        board: Board,
+        authenticated: Authenticated,
+        reopen: Callable[[SessionSlot], None],
+        titles: TranscriptCache,
     ) -> None:
         self.board = board
         self.authenticated = authenticated
         self.reopen = reopen
+        self.titles = titles
+        board.on(SessionShown, self.session_shown)
         self._watched: dict[AgentRuntime, tuple[AgentClient, Callable[[], None]]] = {}
         """The connection of each agent whose session updates are followed."""
         board.on(AgentChanged, self.agent_changed)
@@ -125,6 +135,31 @@ class ListedSessions:
             given = frozenset(update.model_fields_set & {"title", "updated_at"})
             info = SessionInfoChanged(agent, session_id, update.title, update.updated_at, given)
             self.board.emit(info)
+
+    # -- local titles ----------------------------------------------------------------------------
+
+    def local_titles(self, agent: AgentRuntime) -> dict[str, str]:
+        """The titles the user gave ``agent``'s sessions here, by session id."""
+        try:
+            return self.titles.local_titles(agent.key)
+        except Exception:
+            log.warning("cannot read the local titles", exc_info=True)
+            return {}
+
+    def session_shown(self, event: SessionShown) -> None:
+        slot = event.slot
+        sid = slot.session_id
+        slot.local_title = self.local_titles(slot.agent).get(sid) if sid is not None else None
+
+    def rename(self, agent: AgentRuntime, session_id: str, title: str | None) -> str | None:
+        """Give a session a local title (None or blank: back to the agent's); the title as
+        kept. Raises OSError when it cannot be kept."""
+        kept = self.titles.set_local_title(agent.key, session_id, title)
+        for slot in self.board.slots_of(agent):
+            if slot.session_id == session_id:
+                slot.local_title = kept
+        self.board.emit(SessionRenamed(agent, session_id, kept))
+        return kept
 
     def listing(self, agent: AgentRuntime) -> LoggedInListing:
         """`session/list` of ``agent`` for a lister, logging in first when the agent asks."""

@@ -107,7 +107,9 @@ class Workspace:
         self.questions = Questions(self.board, self.interaction)
         self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
-        self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.open)
+        self.sessions = ListedSessions(
+            self.board, self.login.authenticated, self.opening.open, self.cache
+        )
         self.hooks = Hooks(
             agent_changed=self.board.agent_changed,
             agent_up=self.agent_up,

@@ -50,3 +50,26 @@ async def confirm_delete(app: App[int], agent: AgentRuntime, infos: list[Session
     dialog = ConfirmDialog(question, [display_title(i) for i in infos])
     confirmed: bool | None = await app.push_screen_wait(dialog)
     return bool(confirmed)
+
+
+async def ask_rename(
+    app: App[int],
+    ws: Workspace,
+    agent: AgentRuntime,
+    session_id: str,
+    shown: str | None,
+    agent_title: str | None,
+) -> None:
+    """Ask for a session's local title and keep it (empty: back to the agent's title)."""
+    from acp_tui.ui.dialogs.rename import RenameDialog
+
+    typed: str | None = await app.push_screen_wait(RenameDialog(shown or "", agent_title))
+    if typed is None:
+        return
+    try:
+        kept = ws.sessions.rename(agent, session_id, typed)
+    except OSError as exc:
+        app.notify(f"Could not rename the session: {exc}", severity="error", markup=False)
+        return
+    text = f"Renamed here: {kept}" if kept else "Back to the agent's title."
+    app.notify(text, markup=False)

@@ -6,8 +6,7 @@ and an error row when a page fails), or, for an agent that cannot list, shows th
 history labelled "local". Everything else it learns from the Workspace's events, which the chat
 screen passes down: a title the agent changes (`session_info_changed`), a session added or
 deleted (`sessions_changed`), an action's progress. The actions on a row (replay, resume, fork,
-close, delete) are gated on what the agent advertises, with the reason shown, and run by the
-Workspace.
+close, delete; rename, here only) are gated on what the agent advertises, and run by the Workspace.
 """
 
 from __future__ import annotations
@@ -30,10 +29,10 @@ from acp_tui.client.workspace.listed_sessions import LoggedInListing
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.ui.browser.actions import confirm_delete, reload_or_show
+from acp_tui.ui.browser.actions import ask_rename, confirm_delete, reload_or_show
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
-from acp_tui.ui.browser.tags import session_tags
+from acp_tui.ui.browser.tags import session_tags, with_local_titles
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
 
@@ -70,6 +69,7 @@ class SessionBrowser(Vertical):
         Binding("f", "request('fork')", "Fork"),
         Binding("c", "request('close')", "Close"),
         Binding("d", "request('delete')", "Delete"),
+        Binding("n", "rename", "Rename"),
         Binding("slash", "focus_search", "Search"),
         Binding("down", "into_results", "Results", show=False),
         Binding("a", "toggle_all", "All dirs"),
@@ -200,11 +200,20 @@ class SessionBrowser(Vertical):
     def render_rows(self) -> None:
         if not self.is_mounted:
             return
-        visible = self.lister.visible()
+        visible = with_local_titles(self.lister.visible(), self.workspace, self.agent)
         state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
         self.rows.show_rows(visible, self.tags(), state, show_ids=self.lister.local)
         self.update_header(len(visible))
         self.update_actions()
+
+    def action_rename(self) -> None:
+        """Give the highlighted session a local title (empty: back to the agent's)."""
+        info, ws, agent = self.rows.highlighted_info, self.workspace, self.agent
+        if info is None or ws is None or agent is None:
+            return self.set_status("Select a session first.", "warning")
+        agent_title = self.lister.rows.get(info.session_id, info).title
+        work = ask_rename(self.app, ws, agent, info.session_id, info.title, agent_title)
+        self.run_worker(work, group="browser-rename", exit_on_error=False)
 
     def tags(self) -> dict[str, list[str]]:
         """The tags of the loaded rows (see `session_tags`)."""

@@ -244,7 +244,26 @@ class ChatPane(Vertical):
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
             return
+        command = event.text.strip()
+        if command == "/rename" or command.startswith(("/rename ", "/rename\n")):
+            self.rename(command.removeprefix("/rename"))
+            return
         self.workspace.prompts.submit(self.slot, event.text, event.attachments)
+
+    def rename(self, title: str) -> None:
+        """``/rename TITLE``: the session's local title (``/rename`` alone: the agent's again)."""
+        slot, ws = self.slot, self.workspace
+        if slot is None or ws is None or slot.session_id is None:
+            self.app.notify("No session to rename yet: send a message first.", markup=False)
+            return
+        try:
+            kept = ws.sessions.rename(slot.agent, slot.session_id, title)
+        except OSError as exc:
+            text = f"Could not rename the session: {exc}"
+            self.app.notify(text, severity="error", markup=False)
+            return
+        text = f"Renamed here: {kept}" if kept else "Back to the agent's title."
+        self.app.notify(text, markup=False)
 
     @on(QueueView.EditRequested)
     def edit_queued(self, event: QueueView.EditRequested) -> None:
