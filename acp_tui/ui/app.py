@@ -299,6 +299,13 @@ class AcpApp(PlainToasts):
         """Show the session browser beside the chat, widen it, hide it."""
         self.chat_screen.toggle_browser()
 
+    def action_every_agent(self) -> None:
+        """Every agent's sessions, merged, and search over all of them."""
+        from acp_tui.ui.library.opening import open_every_agent
+
+        if self.workspace is not None:
+            open_every_agent(self, self.workspace, self.launch, self.paths)
+
 
 def run_app(launch: LaunchSpec) -> int:
     """Run the app until the user quits; the return value is the process exit status.

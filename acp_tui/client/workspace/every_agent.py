@@ -11,22 +11,31 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from acp_tui.client.errors import AgentError
 from acp_tui.client.history.list_pages import Listing, Scope, list_all
+from acp_tui.client.history.recorder import agent_key_for
 from acp_tui.client.workspace.opening import describe
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.methods import SessionInfo
 
 if TYPE_CHECKING:
+    from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
+    from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
-    from acp_tui.store.library import Library
+    from acp_tui.store.library import Library, LibraryRow
 
-__all__ = ["ListingState", "ListingStatus", "list_into_library"]
+__all__ = [
+    "ListingState",
+    "ListingStatus",
+    "list_every_agent",
+    "list_into_library",
+    "open_library_row",
+]
 
 ListingState = Literal["waiting", "listing", "done", "failed"]
 
@@ -105,3 +114,51 @@ async def list_into_library(
     status = replace(status, state="done", new=new, reason=listing.incomplete)
     report(status)
     return status, listing
+
+
+async def list_every_agent(
+    ws: Workspace,
+    launches: Mapping[str, LaunchSpec],
+    library: Library | None,
+    scope: Scope,
+    report: Callable[[ListingStatus], object] = lambda _status: None,
+) -> list[ListingStatus]:
+    """List each agent of ``launches`` (by name) in turn, one at a time, into ``library``:
+    a running agent is used as it is, any other is started for its listing and stopped after
+    (unless a tab took it meanwhile). Every agent is reported ``waiting`` first."""
+    keys = {name: agent_key_for(launch) for name, launch in launches.items()}
+    for name, key in keys.items():
+        report(ListingStatus(name, key))
+    done: list[ListingStatus] = []
+    for name, launch in launches.items():
+        running = ws.agents.get(keys[name])
+        started_here = running is None or running.stopping
+        agent = ws.agent_for(launch)
+        try:
+            status, _ = await list_into_library(ws, agent, library, scope, name=name, report=report)
+        finally:
+            if started_here:
+                ws.release(agent)
+        done.append(status)
+    return done
+
+
+def open_library_row(
+    ws: Workspace, launches: Mapping[str, LaunchSpec], row: LibraryRow
+) -> SessionSlot:
+    """Open a library row in a tab: its agent's running runtime, else the agent started for
+    it; the session restored as the browser restores one (replayed, or resumed with the local
+    copy). ``launches`` are by agent key; LookupError (with the reason) for an agent that is
+    no longer configured."""
+    launch = launches.get(row.agent_key)
+    if launch is None:
+        name = row.agent_name or "its agent"
+        raise LookupError(f"{name} is not configured any more: its sessions cannot be opened")
+    info = SessionInfo(
+        session_id=row.session_id,
+        cwd=row.cwd,
+        additional_directories=list(row.additional_directories) or None,
+        title=row.agent_title or row.first_prompt,
+        updated_at=row.updated_at,
+    )
+    return ws.open_listed(ws.agent_for(launch), info, replay=True)

@@ -4,9 +4,8 @@ Ctrl+B cycles it hidden -> narrow -> wide -> hidden. It pages `session/list` laz
 :class:`SessionLister` and the Workspace (a worker per page; the rows show "Loading…" meanwhile
 and an error row when a page fails), or, for an agent that cannot list, shows the client's own
 history labelled "local". Everything else it learns from the Workspace's events, which the chat
-screen passes down: a title the agent changes (`session_info_changed`), a session added or
-deleted (`sessions_changed`), an action's progress. The actions on a row (replay, resume, fork,
-close, delete; rename, here only) are gated on what the agent advertises, and run by the Workspace.
+screen passes down: agent titles, sessions added or deleted, an action's progress. Row actions
+are gated on what the agent advertises; A opens every agent's view (`acp_tui.ui.library`).
 """
 
 from __future__ import annotations
@@ -70,6 +69,7 @@ class SessionBrowser(Vertical):
         Binding("c", "request('close')", "Close"),
         Binding("d", "request('delete')", "Delete"),
         Binding("n", "rename", "Rename"),
+        Binding("A", "app.every_agent", "Every agent", show=False),
         Binding("slash", "focus_search", "Search"),
         Binding("down", "into_results", "Results", show=False),
         Binding("a", "toggle_all", "All dirs"),
@@ -211,9 +211,8 @@ class SessionBrowser(Vertical):
         info, ws, agent = self.rows.highlighted_info, self.workspace, self.agent
         if info is None or ws is None or agent is None:
             return self.set_status("Select a session first.", "warning")
-        agent_title = self.lister.rows.get(info.session_id, info).title
-        work = ask_rename(self.app, ws, agent, info.session_id, info.title, agent_title)
-        self.run_worker(work, group="browser-rename", exit_on_error=False)
+        title = self.lister.rows.get(info.session_id, info).title
+        self.run_worker(ask_rename(self.app, ws, agent, info.session_id, info.title, title))
 
     def tags(self) -> dict[str, list[str]]:
         """The tags of the loaded rows (see `session_tags`)."""
