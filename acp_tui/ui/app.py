@@ -304,7 +304,8 @@ class AcpApp(PlainToasts):
         from acp_tui.ui.library.opening import open_every_agent
 
         if self.workspace is not None:
-            open_every_agent(self, self.workspace, self.launch, self.paths)
+            ws, pane_of = self.workspace, self.chat_screen.pane_of
+            open_every_agent(self, ws, self.launch, self.paths, pane_of)
 
 
 def run_app(launch: LaunchSpec) -> int:

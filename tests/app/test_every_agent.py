@@ -152,3 +152,41 @@ def test_rows_and_snippets_show_hostile_text_literally() -> None:
         content.plain[span.start : span.end] for span in content.spans if "bold" in str(span.style)
     ]
     assert marked == ["lighthouse"]
+
+
+async def test_a_search_hit_opens_scrolled_to_what_was_said(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    from tests.app.test_browser import seed as seed_recorded
+
+    app = make_app()
+    filler = [f"question number {n}" for n in range(12)]
+    (first,) = await seed_recorded(app, [" ".join(filler) + " about the barnacle"], record=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        assert app.workspace is not None
+        app.action_every_agent()
+        screen = await wait_for_screen(pilot, LibraryScreen)
+        screen.query_one(Input).value = "barnacle"
+
+        def found() -> bool:
+            return any(h.row.session_id == first and h.field == "text" for h in screen.hits)
+
+        await wait_for(pilot, found, seconds=30)
+        screen.hits = [h for h in screen.hits if h.row.session_id == first]
+        screen.render_options()
+        screen.query_one(Input).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.slot is not None and app.slot.session_id == first)
+        slot = app.slot
+        assert slot is not None
+        pane = app.chat.pane_of(slot)
+        assert pane is not None
+        await wait_for(pilot, lambda: pane.find_bar.is_open and pane.find_bar.total > 0)
+        assert pane.find_bar.query_text == "barnacle"
+        view = pane.transcript_view
+        assert view is not None
+        await wait_for(pilot, lambda: view.match_line() is not None)
+        line = view.match_line()
+        assert line is not None
+        assert view.scroll_offset.y <= line < view.scroll_offset.y + view.size.height  # in view
