@@ -100,8 +100,11 @@ async def test_every_agent_merged_listed_searched_and_opened(
         assert "beta ·" in str(screen.query_one("#library-filters", Static).render())
         while screen.agent is not None:
             await pilot.press("ctrl+g")
+        await pilot.press("ctrl+t")  # exactly the tab's extra roots: none
+        assert screen.dirs == ()
         await pilot.press("ctrl+o")  # all directories
         assert screen.cwd is None
+        await wait_for(pilot, lambda: any("[beta]" in o for o in options(screen)))
 
         screen.query_one(Input).value = "lighthouse"
         await wait_for(pilot, lambda: screen.searching and len(screen.hits) == 1)

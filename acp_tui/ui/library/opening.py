@@ -73,7 +73,11 @@ def open_every_agent(
             start, end = hit.snippet.spans[0]
             reveal_when_open(app, ws, slot, hit.snippet.text[start:end], pane_of)
 
-    app.push_screen(LibraryScreen(library, ws, launches, names, launch.cwd), callback=chosen)
+    current = ws.current
+    cwd = current.cwd if current is not None else launch.cwd
+    roots = current.additional_directories if current is not None else launch.additional_directories
+    screen = LibraryScreen(library, ws, launches, names, cwd, tuple(roots))
+    app.push_screen(screen, callback=chosen)
     return None
 
 

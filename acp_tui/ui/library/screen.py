@@ -7,7 +7,8 @@ the rows (``listing…``, ``N new``, ``failed: reason``), and the rows are read 
 
 Typing searches the whole index instead (titles, directories, what was said; ids when the text
 looks like one): debounced, the stale search cancelled, reads on a thread, so typing never
-waits for a search. Ctrl+G picks the agent, Ctrl+O this directory or all. Enter returns the
+waits for a search. Ctrl+G picks the agent, Ctrl+O this directory or all, Ctrl+T only the
+sessions with exactly the current tab's extra roots (in order). Enter returns the
 row (and, for a search hit, where the match is); the caller opens it.
 """
 
@@ -81,6 +82,7 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         Binding("escape", "close", "Close"),
         Binding("ctrl+g", "next_agent", "Agent"),
         Binding("ctrl+o", "toggle_all", "All dirs"),
+        Binding("ctrl+t", "toggle_roots", "Extra roots"),
         Binding("down", "into_rows", "Rows", show=False),
     ]
     AUTO_FOCUS = "#library-search"
@@ -92,6 +94,7 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         launches: Mapping[str, LaunchSpec],
         names: Mapping[str, str],
         project: Path,
+        roots: tuple[Path, ...] = (),
     ) -> None:
         super().__init__()
         self.library = library
@@ -102,6 +105,10 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         """Display names by agent key."""
         self.project = project
         self.cwd: Path | None = project
+        self.roots = roots
+        """The current tab's extra roots: Ctrl+T shows only the sessions with exactly these."""
+        self.dirs: tuple[Path, ...] | None = None
+        """The exact, ordered extra roots shown only (None: any)."""
         self.agent: str | None = None
         """The agent key shown only (None: every agent)."""
         self.statuses: dict[str, ListingStatus] = {}
@@ -133,12 +140,15 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         return Filters(
             agents=(self.agent,) if self.agent is not None else None,
             cwd=str(self.cwd) if self.cwd is not None else None,
+            additional_directories=tuple(map(str, self.dirs)) if self.dirs is not None else None,
         )
 
     def show_filters(self) -> None:
         agent = self.names.get(self.agent, "?") if self.agent is not None else "every agent"
         where = str(self.cwd) if self.cwd is not None else "all directories"
-        text = f"{agent} · {where}   (Ctrl+G: agent, Ctrl+O: all directories)"
+        if self.dirs is not None:
+            where += f" + exactly [{', '.join(map(str, self.dirs)) or 'none'}]"
+        text = f"{agent} · {where}   (Ctrl+G: agent, Ctrl+O: all directories, Ctrl+T: roots)"
         self.query_one("#library-filters", Static).update(Text(sanitize(text, TEXT_LIMIT)))
 
     def show_statuses(self) -> None:
@@ -263,6 +273,11 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
 
     def action_toggle_all(self) -> None:
         self.cwd = None if self.cwd is not None else self.project
+        self.show_filters()
+        self.refresh_rows()
+
+    def action_toggle_roots(self) -> None:
+        self.dirs = self.roots if self.dirs is None else None
         self.show_filters()
         self.refresh_rows()
 
