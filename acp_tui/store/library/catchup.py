@@ -20,13 +20,24 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from acp_tui.store.library.segments import OpenMessage, Row, Segmenter
-from acp_tui.store.library.text import LINE_BYTES, Piece, partial_event, piece_of, plain
+from acp_tui.store.library.text import (
+    LINE_BYTES,
+    MESSAGE_CHARS,
+    PROMPT,
+    REPLY,
+    THOUGHT,
+    Piece,
+    partial_event,
+    piece_of,
+    plain,
+)
 
 __all__ = ["BATCH_BYTES", "BATCH_LINES", "FileState", "Step", "catch_up_step", "drop_text"]
 
@@ -152,7 +163,9 @@ def _index_lines(
         raw = handle.readline(LINE_BYTES + 1)
         length = len(raw)
         if raw.endswith(b"\n"):
-            piece = _piece(raw)
+            opened = segmenter.open
+            full = opened is not None and opened.total >= MESSAGE_CHARS
+            piece = _NOTHING if full and _more_of(raw, opened) else _piece(raw)
         elif length <= LINE_BYTES:  # the end of the file, or a line still being written
             done = True
             break
@@ -200,6 +213,29 @@ def _store(conn: sqlite3.Connection, session: int, rows: list[Row]) -> int:
 
 
 _decode = json.JSONDecoder().decode
+
+_CHUNK_NAMES = {
+    REPLY: b"agent_message_chunk",
+    THOUGHT: b"agent_thought_chunk",
+    PROMPT: b"user_message_chunk",
+}
+_UPDATE_KIND = re.compile(rb'"sessionUpdate"\s*:\s*"([a-z_]{1,40})"')
+_IDS = re.compile(rb'"(?:messageId|toolCallId)"\s*:\s*"([^"\\]{0,200})(["\\])')
+
+
+def _more_of(raw: bytes, opened: OpenMessage | None) -> bool:
+    """Whether ``raw`` is surely one more chunk of ``opened`` (a message at its cap: the line
+    would add nothing, so it need not be parsed). Keys are found only outside strings (a quote
+    in a string is escaped); anything unusual (an escaped id, two ids) says no, and is parsed."""
+    if opened is None or opened.kind not in _CHUNK_NAMES:
+        return False
+    kinds = _UPDATE_KIND.findall(raw)
+    if kinds != [_CHUNK_NAMES[opened.kind]]:
+        return False
+    ids = _IDS.findall(raw)
+    if opened.key is None:
+        return not ids
+    return len(ids) == 1 and ids[0][1] == b'"' and ids[0][0] == opened.key.encode()
 
 
 def _piece(raw: bytes) -> Piece:

@@ -180,3 +180,34 @@ def test_a_line_still_being_written_waits_for_its_end(tmp_path: Path) -> None:
         library.touched(AGENT, "s1", soon=True)
         assert library.sync(10)
         assert texts(library, "torn") == ["torn words"]
+
+
+def test_chunks_past_a_messages_cap_are_skipped_and_what_follows_is_indexed(
+    tmp_path: Path,
+) -> None:
+    """Past its cap a streaming message's chunks add nothing (they are not even parsed), but a
+    chunk of another message, of another kind, or that only quotes the keys, is not one."""
+    from acp_tui.store.library.text import MESSAGE_CHARS
+
+    with library_and_cache(tmp_path) as (library, cache):
+        cache.record_user(AGENT, "s1", prompt("start"))
+        words = "filler " * 1000
+        for _ in range(MESSAGE_CHARS // len(words) + 2):
+            cache.record_update(AGENT, "s1", chunk(words, "m1"))
+        cache.record_update(AGENT, "s1", chunk("capped harbour", "m1"))  # adds nothing
+        quoting = 'says "sessionUpdate":"agent_message_chunk","messageId":"m1" of the quay'
+        cache.record_update(AGENT, "s1", chunk(quoting, "m4"))  # another message
+        thought = chunk("a thought of the lighthouse", "m4", "agent_thought_chunk")
+        cache.record_update(AGENT, "s1", thought)
+        cache.record_update(AGENT, "s1", chunk("another reply about the keel", "m2"))
+        cache.record_update(AGENT, "s1", chunk('odd \\" id with the anchor', 'm"3'))
+        cache.record_turn_end(AGENT, "s1", "end_turn")
+        assert library.sync(30)
+        assert texts(library, "harbour") == []
+        (quay,) = texts(library, "quay")
+        assert quay.endswith("of the quay")  # indexed: its quoted keys fool nothing
+        assert library.search("lighthouse").hits[0].kind == "thought"
+        keel = library.search("keel").hits[0]
+        lines = list(cache.events(AGENT, "s1"))
+        assert keel.line == len(lines) - 3
+        assert texts(library, "anchor") == ['odd \\" id with the anchor']
