@@ -54,6 +54,23 @@ class InitializeTimeout(AgentError):
         super().__init__(message)
 
 
+class RequestTimedOut(AgentError):
+    """The agent did not answer a call within ``request_timeout``; the call was cancelled."""
+
+    def __init__(self, method: str, seconds: float) -> None:
+        self.method = method
+        self.seconds = seconds
+        super().__init__(f"the agent did not answer {method} within {seconds:g} s")
+
+
+class RequestCancelled(AgentError):
+    """The user gave up waiting for a call (Esc); the call was cancelled."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        super().__init__(f"you stopped waiting for {method}")
+
+
 class ProtocolMismatch(AgentError):
     """The agent answered with a protocol version this client does not speak."""
 
@@ -91,6 +108,11 @@ def what_to_try(error: BaseException | None, log_dir: str = "") -> str:
             "The agent started but does not speak ACP on stdio: it may need a flag for that "
             "(such as `--acp` or `acp`), or be waiting for a login in a terminal: run the command "
             f"yourself to see{logs}. {again}"
+        )
+    if isinstance(error, RequestTimedOut):
+        return (
+            f"The agent may be stuck: Ctrl+R restarts it (`request_timeout` in the config sets "
+            f"how long acp-tui waits, {error.seconds:g} s now){logs}."
         )
     if isinstance(error, ProtocolMismatch):
         return f"acp-tui speaks ACP v1 and the v2 draft: update the agent or acp-tui. {again}"

@@ -103,6 +103,12 @@ class AgentConfig:
     besides those marked `all_agents`."""
 
 
+def check_timeout(seconds: float) -> None:
+    """Accept a wait of at least one second (and less than a day); raise ValueError otherwise."""
+    if not 1 <= seconds <= 86_400:
+        raise ValueError(f"expected a number of seconds from 1 to 86400 (got {seconds:g})")
+
+
 def check_http_url(url: str) -> None:
     """Accept an http:// or https:// URL with a host; raise ValueError otherwise."""
     from urllib.parse import urlsplit
@@ -189,6 +195,11 @@ class Settings:
     terminal_env_allow: list[str] = field(default_factory=list)
     """Environment variables the agent may set for its commands even though they could run
     hidden code (`LD_PRELOAD`, `PYTHONPATH`...), which are otherwise dropped."""
+
+    request_timeout: float = field(default=120, metadata={"check": check_timeout})
+    """How many seconds acp-tui waits for the agent to answer `session/new`, `session/load`,
+    `session/resume`, `session/fork`, `session/list` or `authenticate` (v2 `auth/login`) before
+    giving up, from 1 to 86400; a session the agent is still replaying keeps it waiting."""
 
     agents: dict[str, AgentConfig] = field(default_factory=dict)
     """The configured agents, keyed by the name used with `acp-tui -a NAME`."""

@@ -2,7 +2,9 @@
 
 ``--require-auth`` makes every session method wait for a login: the agent method (always
 succeeds) or, when the client can run it, the terminal method (``--login``, which stores a
-credential that later runs find).
+credential that later runs find). ``--auth-env NAME`` adds an ``env_var`` method, as codex's
+``openai-api-key``: `authenticate` with it succeeds only when the agent was started with
+``NAME`` set (never said back: it is a secret).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 AUTH_METHOD_ID = "demo-login"
 TERMINAL_AUTH_METHOD_ID = "demo-terminal-login"
+ENV_AUTH_METHOD_ID = "demo-api-key"
 CREDENTIALS_FILE = "credentials.json"
 AUTH_DATA_MESSAGE = "no demo credential is stored yet"
 """What the -32000 error's ``data`` says with ``--auth-style error-data`` (with the methods)."""
@@ -27,12 +30,14 @@ def auth_methods(
     terminal: bool,
     style: str = "standard",
     login_command: tuple[str, ...] = (),
+    env_var: str | None = None,
 ) -> list[dict[str, Any]]:
     """The login methods `initialize` advertises as protocol ``version`` spells them; the
     terminal one only to a client that can run it.
 
     ``style`` ``meta`` offers the terminal login the older way some agents do (kimi, copilot):
     an agent-type entry whose ``_meta["terminal-auth"]`` gives the whole ``login_command``.
+    ``env_var`` adds the ``env_var`` method that reads that variable.
     """
     key = "methodId" if version >= 2 else "id"
     agent: dict[str, Any] = {
@@ -43,6 +48,17 @@ def auth_methods(
     if version >= 2:
         agent["type"] = "agent"
     methods = [agent]
+    if env_var is not None:
+        methods.append(
+            {
+                key: ENV_AUTH_METHOD_ID,
+                "name": f"Use {env_var}",
+                "description": f"Requires setting the {env_var} environment variable",
+                "type": "env_var",
+                "vars": [{"name": env_var, "label": "Demo API key"}],
+                "link": "https://example.invalid/demo-api-keys",
+            }
+        )
     if style == "meta" and version < 2:
         methods.append(
             {

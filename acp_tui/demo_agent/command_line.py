@@ -140,6 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
         "data (error-data)",
     )
     parser.add_argument(
+        "--auth-env",
+        metavar="NAME",
+        help="with --require-auth: also offer an env_var login (demo-api-key) that succeeds "
+        "when the agent was started with the environment variable NAME set",
+    )
+    parser.add_argument(
         "--fault",
         choices=FAULTS,
         action="append",
@@ -189,6 +195,7 @@ def agent_options(args: argparse.Namespace, data_dir: Path) -> AgentOptions:
         auth_elicit=args.auth_elicit,
         auth_on=args.auth_on,
         auth_style=args.auth_style,
+        auth_env=args.auth_env,
         faults=frozenset(args.fault),
         delay_ms=args.delay_ms,
         protocol=args.protocol,

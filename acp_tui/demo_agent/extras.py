@@ -2,7 +2,8 @@
 
 ``mcp`` lists the MCP servers the client gave the session (secrets left out), ``image`` replies
 with an image block, ``notice`` sends one UNSTABLE ``notice`` update of each severity (live
-events: never recorded in the history), and images in the prompt are described.
+events: never recorded in the history), and images in the prompt are described. A prompt
+without keywords is echoed, with the text of the resources it embeds (a client's context).
 """
 
 from __future__ import annotations
@@ -62,3 +63,25 @@ async def describe_images(ctx: TurnContext, blocks: list[dict[str, Any]]) -> Non
             await ctx.say("I got an image whose data is not valid base64.")
             continue
         await ctx.say(f"I got an image: {block.get('mimeType')}, {size} bytes.")
+
+
+async def echo(ctx: TurnContext, text: str, blocks: list[dict[str, Any]]) -> None:
+    """Say the prompt's text back, and the text of each resource embedded in it."""
+    attached = [
+        block["resource"]
+        for block in blocks
+        if block.get("type") == "resource"
+        and isinstance(block.get("resource"), dict)
+        and isinstance(block["resource"].get("text"), str)
+    ]
+    if not text.strip() and not attached:
+        await ctx.say(f"You sent {len(blocks)} content block(s) without any text.")
+        return
+    parts = [f"You said:\n\n{_quoted(text)}\n"] if text.strip() else []
+    for resource in attached:
+        parts.append(f"You attached {resource.get('uri')}:\n\n{_quoted(resource['text'])}\n")
+    await ctx.say("\n".join(parts))
+
+
+def _quoted(text: str) -> str:
+    return "\n".join(f"> {line}" for line in text.splitlines())

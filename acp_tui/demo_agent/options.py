@@ -38,6 +38,21 @@ FAULT_HELP: dict[str, str] = {
     "a short prefix does not tell them apart",
     "updates-after-close": "after answering session/close, 100 agent_message_chunks for the "
     "closed session",
+    "string-ids": 'every answer after initialize carries its request\'s id as a string ("2" '
+    "for 2), as some broken agents write it: it answers no request of the client's",
+    "hang-session": "never answer session/new, session/load, session/resume or session/fork "
+    "until the client cancels the request",
+    "hang-list": "never answer session/list until the client cancels the request",
+    "load-refuses-active": "session/load (v2: session/resume with replayFrom) of a session "
+    "active in this process answers -32600, as agentao does",
+    "load-empty": "session/load (v2: session/resume with replayFrom) answers {} and replays "
+    "nothing, as pydantic-acp does for a session it does not know",
+    "close-deletes": "session/close deletes the session, and a load of a session it does not "
+    "know answers {} with nothing replayed, as pydantic-acp does",
+    "notice-after-open": "a notice update right behind the answer to session/new, "
+    "session/load and session/resume, before the client can have shown the session",
+    "no-agent-info": "initialize answers without agentInfo (v1; v2 requires info), as some "
+    "agents do: the client must name the agent itself",
 }
 """What each ``--fault`` does (shown by ``--help``)."""
 
@@ -63,6 +78,8 @@ class AgentOptions:
     auth_on: frozenset[str] | None = None
     """The methods that answer -32000 until logged in (None: every session method)."""
     auth_style: str = "standard"
+    auth_env: str | None = None
+    """With ``require_auth``: the variable an ``env_var`` login method sets (``--auth-env``)."""
     faults: frozenset[str] = frozenset()
     """The ``--fault`` switches given (several may be)."""
     delay_ms: int = 0

@@ -62,8 +62,8 @@ prompt keywords (case-insensitive whole words; several combine, in this order):
   later             v2: once the turn has ended, a turn of the agent's own (running,
                     a message, idle)
   /help             this list
-Without a keyword the agent echoes the prompt. Every turn records the user message, sets the
-title on the first prompt and ends with a usage_update."""
+Without a keyword the agent echoes the prompt and the text of the resources it embeds. Every
+turn records the user message, sets the title on the first prompt and ends with a usage_update."""
 
 KEYWORDS = frozenset(
     {
@@ -262,14 +262,6 @@ async def huge(ctx: TurnContext) -> None:
     await ctx.stream([text])
 
 
-async def echo(ctx: TurnContext, text: str, blocks: int) -> None:
-    if not text.strip():
-        await ctx.say(f"You sent {blocks} content block(s) without any text.")
-        return
-    quoted = "\n".join(f"> {line}" for line in text.splitlines())
-    await ctx.say(f"You said:\n\n{quoted}\n")
-
-
 # -- the turn -----------------------------------------------------------------------------
 
 
@@ -351,7 +343,7 @@ async def _steps(
     if plan is not None:
         await plan.advance(2)
     if not kw.words and not kw.help:
-        await echo(ctx, text, len(blocks))
+        await extras.echo(ctx, text, blocks)
     if plan is not None:
         await plan.advance(3)
         await ctx.say("All done.")

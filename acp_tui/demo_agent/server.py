@@ -10,6 +10,7 @@ served: its method answers -32601.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
@@ -25,6 +26,7 @@ from acp_tui.demo_agent import params as P
 from acp_tui.demo_agent.auth import (
     AUTH_DATA_MESSAGE,
     AUTH_METHOD_ID,
+    ENV_AUTH_METHOD_ID,
     auth_methods,
     forget_credentials,
     has_credentials,
@@ -176,7 +178,7 @@ class DemoAgent:
                 self._busy -= 1
                 if self._busy == 0:
                     self._idle.set()
-        self.faults.after(method, params)
+        self.faults.after(method, params, result)
         return result
 
     async def drain(self, grace: float = 1.0) -> None:
@@ -325,6 +327,8 @@ class DemoAgent:
             },
             "authMethods": [],
         }
+        if self.options.faulty("no-agent-info"):
+            del result["agentInfo"]
         if self.options.require_auth and self.options.auth_style != "error-data":
             result["authMethods"] = self.offered_auth_methods(1, self.client.terminal_auth)
         if self.options.require_auth:
@@ -335,7 +339,11 @@ class DemoAgent:
         data_dir = str(self.options.data_dir)
         login = (sys.executable, "-m", "acp_tui.demo_agent", "--data-dir", data_dir, "--login")
         return auth_methods(
-            version, terminal=terminal, style=self.options.auth_style, login_command=login
+            version,
+            terminal=terminal,
+            style=self.options.auth_style,
+            login_command=login,
+            env_var=self.options.auth_env,
         )
 
     def auth_required(self) -> RpcError:
@@ -353,7 +361,13 @@ class DemoAgent:
 
     async def authenticate(self, params: P.Params) -> Any:
         method_id = P.required_str(params, "methodId")
-        if not self.options.require_auth or method_id != AUTH_METHOD_ID:
+        env_var = self.options.auth_env
+        if self.options.require_auth and env_var is not None and method_id == ENV_AUTH_METHOD_ID:
+            if not os.environ.get(env_var):  # the value is a secret: never said back
+                raise RpcError(
+                    ErrorCode.AUTH_REQUIRED, f"{env_var} is not set in the agent's environment"
+                )
+        elif not self.options.require_auth or method_id != AUTH_METHOD_ID:
             raise RpcError.invalid_params(f"unknown auth methodId {method_id!r}")
         if self.options.faulty("login-hangs"):
             log.warning("fault login-hangs: never answering %s", self.login_method)
@@ -428,6 +442,10 @@ class DemoAgent:
     async def reattach(self, params: P.Params, *, replay: bool) -> Any:
         """Load (``replay``) or resume a stored session: its setup result."""
         session_id = P.session_id(params)
+        if replay:
+            instead = self.faults.replay(session_id, active=session_id in self.live)
+            if instead is not None:
+                return instead
         cwd, dirs = self._where(params)
         record = self._stored(session_id)
         if record.cwd != cwd or (

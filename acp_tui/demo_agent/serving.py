@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 
 import anyio
-from anyio.abc import ByteReceiveStream
+from anyio.abc import ByteReceiveStream, ByteSendStream
 
+from acp_tui.demo_agent.faults import StringIds
 from acp_tui.demo_agent.hostile import HostileOutput
 from acp_tui.demo_agent.options import AgentOptions
 from acp_tui.demo_agent.server import DemoAgent
@@ -54,9 +55,14 @@ async def run_agent(agent: DemoAgent, incoming: ByteReceiveStream, output: Watch
     already received are answered.
     """
     options = agent.options
+    sink: ByteSendStream = output
+    if options.hostile is not None:
+        sink = HostileOutput(output, options.hostile)
+    if options.faulty("string-ids"):
+        sink = StringIds(sink)
     conn = Connection(
         incoming,
-        output if options.hostile is None else HostileOutput(output, options.hostile),
+        sink,
         on_request=agent.handle_request,
         on_notification=agent.handle_notification,
         name="client",

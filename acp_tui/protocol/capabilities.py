@@ -158,11 +158,39 @@ class AuthMethodTerminal(TaggedModel):
     env: Annotated[dict[str, str], lenient_factory(dict)] = Field(default_factory=dict)
 
 
+class AuthEnvVar(WireModel):
+    """One environment variable an ``env_var`` login sets (UNSTABLE in the schema)."""
+
+    name: str
+    label: Lenient[str] = None
+    secret: Annotated[bool, lenient(True)] = True
+    """A secret (an API key): asked with a masked input. Defaults to true."""
+    optional: Annotated[bool, lenient(False)] = False
+
+
+class AuthMethodEnvVar(TaggedModel):
+    """A login by environment variables (UNSTABLE): the user gives the values, the client
+    starts the agent with them set and calls `authenticate` with this method (codex's
+    ``openai-api-key``). ``var_name`` is the older draft's single variable."""
+
+    __wire_always__ = ("type",)
+    type: Literal["env_var"] = "env_var"
+    id: str
+    name: str
+    description: Lenient[str] = None
+    vars: Annotated[SkipInvalid[AuthEnvVar], lenient_factory(list)] = Field(default_factory=list)
+    link: Lenient[str] = None
+    var_name: Lenient[str] = None
+
+
 AuthMethod = Annotated[
-    Annotated[AuthMethodTerminal, Tag("terminal")] | Annotated[AuthMethodAgent, Tag(UNKNOWN)],
-    open_union("type", {"terminal"}),
+    Annotated[AuthMethodTerminal, Tag("terminal")]
+    | Annotated[AuthMethodEnvVar, Tag("env_var")]
+    | Annotated[AuthMethodAgent, Tag(UNKNOWN)],
+    open_union("type", {"terminal", "env_var"}),
 ]
-"""An auth method: ``type: "terminal"`` or else the agent type (absent, ``agent`` or unknown)."""
+"""An auth method: ``type: "terminal"``, ``"env_var"``, or else the agent type (absent,
+``agent`` or unknown)."""
 
 
 # -- initialize ------------------------------------------------------------------------------

@@ -7,6 +7,9 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
 * Incoming requests run concurrently and are always answered: unknown method -32601, invalid
   params (a pydantic ``ValidationError``) -32602, any other failure -32603 with its message, and
   -32800 when the peer cancels them with ``$/cancel_request``.
+* A reply whose id matches no request waiting for an answer (the string ``"2"`` for request 2,
+  an id never sent) is skipped with a warning naming it, and ``on_unmatched_reply`` (optional)
+  is told its id; a late answer to a request this end cancelled is expected and only noted.
 * Incoming notifications and replies are handled strictly in arrival order, in the read loop:
   a reply is delivered only after every notification that arrived before it was applied (so a
   ``session/load`` returns after its replay is in the transcript).
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +74,10 @@ CANCEL_REQUEST = "$/cancel_request"
 incoming_request_id: ContextVar[RequestId] = ContextVar("incoming_request_id", default=None)
 """The id of the peer's request being served, inside its handler (a request the handler sends
 may refer to it, e.g. an elicitation scoped to the client's `authenticate`)."""
+
+CANCELLED_KEPT = 256
+"""The ids of this many requests cancelled last are remembered: their late answers are
+expected (the peer answers a cancelled request too), not replies to no request."""
 
 BIG_LINE = 1_000_000
 """Lines longer than this (bytes) are decoded off the event loop."""
@@ -158,6 +165,13 @@ class Connection:
         self._send_lock = anyio.Lock()
         self._next_id = 0
         self._pending: dict[tuple[str, RequestId], _Pending] = {}
+        self._cancelled: dict[tuple[str, RequestId], str] = {}
+        """The method of each request cancelled lately, by id (oldest first, bounded)."""
+        self.unmatched_replies = 0
+        """How many replies matched no request (see ``on_unmatched_reply``)."""
+        self.on_unmatched_reply: Callable[[Any], None] | None = None
+        """Told the id of each reply that matches no request waiting for an answer, once the
+        warning is logged (the wire inspector marks the line)."""
         self._incoming: dict[tuple[str, RequestId], anyio.CancelScope] = {}
         self._closed_reason: str | None = None
         self.closed = anyio.Event()
@@ -197,6 +211,7 @@ class Connection:
             await pending.done.wait()
         except anyio.get_cancelled_exc_class():
             if not pending.done.is_set() and self._closed_reason is None:
+                self._remember_cancelled(key, method)
                 with anyio.CancelScope(shield=True), anyio.move_on_after(1):
                     await self._send_quietly(
                         {
@@ -212,12 +227,22 @@ class Connection:
             raise pending.error
         return pending.result, pending.line_bytes
 
+    def _remember_cancelled(self, key: tuple[str, RequestId], method: str) -> None:
+        self._cancelled[key] = method
+        while len(self._cancelled) > CANCELLED_KEPT:
+            del self._cancelled[next(iter(self._cancelled))]
+
     def pending_method(self, request_id: Any) -> str | None:
         """The method of our request ``request_id`` while it waits for its answer, else None."""
         if not isinstance(request_id, int | str) or isinstance(request_id, bool):
             return None
         pending = self._pending.get(id_key(request_id))
         return pending.method if pending is not None and not pending.done.is_set() else None
+
+    def awaiting(self, methods: Collection[str]) -> bool:
+        """Whether a request of ours of one of ``methods`` still waits for its answer: what
+        the peer sends meanwhile is part of it (a replay), what it sends afterwards is not."""
+        return any(p.method in methods and not p.done.is_set() for p in self._pending.values())
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification; raises ConnectionClosed when the peer is gone."""
@@ -526,14 +551,39 @@ class Connection:
             tg.start_soon(self._send_quietly, reply)
 
     def _deliver(self, message: Response) -> None:
-        pending = self._pending.get(id_key(message.id))
+        key = id_key(message.id)
+        pending = self._pending.get(key)
         if pending is None or pending.done.is_set():
-            log.info("%s answered an unknown or cancelled request id %r", self.name, message.id)
+            self._unmatched(key, message.id)
             return
         pending.result = message.result
         pending.error = message.error
         pending.line_bytes = line_bytes.get()
         pending.done.set()
+
+    def _unmatched(self, key: tuple[str, RequestId], msg_id: RequestId) -> None:
+        """A reply no request waits for: expected after a cancel, else a peer's mistake that
+        is said (the log file has it) and skipped."""
+        method = self._cancelled.pop(key, None)
+        if method is not None:
+            log.info(
+                "%s answered request %r (%s) after it was cancelled", self.name, msg_id, method
+            )
+            return
+        self.unmatched_replies += 1
+        kind = "a string" if isinstance(msg_id, str) else type(msg_id).__name__
+        log.warning(
+            "%s sent a reply to no request, skipped: its id %r (%s) matches no request "
+            "waiting for an answer",
+            self.name,
+            msg_id,
+            "null" if msg_id is None else kind,
+        )
+        if self.on_unmatched_reply is not None:
+            try:
+                self.on_unmatched_reply(msg_id)
+            except Exception:
+                log.exception("%s: the unmatched-reply hook failed", self.name)
 
     async def _handle_notification(self, message: Notification) -> None:
         if message.method == CANCEL_REQUEST:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import events, on
@@ -22,11 +23,12 @@ from textual.worker import Worker
 
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
+from acp_tui.ui.app_state import AppState
 from acp_tui.ui.chat import ChatScreen
-from acp_tui.ui.messages import workspace_message
+from acp_tui.ui.interrupt import OFFER, WINDOW, CtrlC, quit_reasons
+from acp_tui.ui.messages import CommandTyped, workspace_message
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
-from acp_tui.ui.toasts import PlainToasts
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
@@ -41,13 +43,14 @@ STOP_WITHIN = 15.0
 """How long quitting waits for every agent to be gone."""
 
 
-class AcpApp(PlainToasts):
+class AcpApp(AppState):
     """acp-tui: chat with ACP agents."""
 
     TITLE = "acp-tui"
     CSS_PATH = "app.tcss"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+c", "interrupt", "Interrupt", show=False),
         Binding("ctrl+r", "restart_agent", "Restart", tooltip="Restart the agent"),
         Binding("ctrl+s", "export_transcript", "Export"),
         Binding("ctrl+n", "new_session_with_roots", "New", tooltip="A new session, with its roots"),
@@ -71,6 +74,7 @@ class AcpApp(PlainToasts):
         """How a terminal login runs (None: on the real terminal, the app suspended)."""
         self._workspace_worker: Worker[None] | None = None
         self._quit_requested = False
+        self.ctrl_c = CtrlC()
         self.early_input: list[events.Key | events.Paste] | None = []
         """Keys typed before anything had the focus (the first frame was not out yet): kept,
         and given to the prompt in order once it has the focus. None once that happened."""
@@ -195,6 +199,38 @@ class AcpApp(PlainToasts):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(worker.wait(), STOP_WITHIN)
 
+    def action_interrupt(self) -> None:
+        """Ctrl+C that copied nothing: interrupt the turn, clear the draft or offer to quit
+        (see `acp_tui.ui.interrupt`)."""
+        pane = self.chat_screen.current_pane
+        prompt = pane.prompt
+        draft = self.screen is self.chat_screen and prompt.has_focus and bool(prompt.text)
+        step = self.ctrl_c.press(turn=pane.interruptible, draft=draft)
+        if step == "quit":
+            self.exit()
+        elif step == "offer":
+            self.say_now(OFFER, WINDOW)
+        elif step == "interrupt":
+            pane.cancel_turn()
+        else:
+            prompt.clear_draft()
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit, after asking when a turn runs or a dialog is open (a second Ctrl+Q
+        answers yes)."""
+        from acp_tui.ui.dialogs.confirm import QuitDialog
+
+        reasons = quit_reasons(self, self.workspace)
+        if not reasons or isinstance(self.screen, QuitDialog):
+            self.exit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(QuitDialog(reasons), callback=answered)
+
     # -- themes ------------------------------------------------------------------------------
 
     def install_theme_files(self) -> None:
@@ -215,6 +251,9 @@ class AcpApp(PlainToasts):
         problem = save_theme_choice(theme.name, self.paths.config_file, tell=self.notify)
         if problem is not None:
             self.notify(f"Theme not saved: {problem}", severity="warning", markup=False)
+        elif self.workspace is not None:  # in effect and in the file: not a change to report
+            config = self.workspace.config
+            config.settings = replace(config.settings, theme=theme.name)
 
     # -- the current session -----------------------------------------------------------------
 
@@ -258,6 +297,13 @@ class AcpApp(PlainToasts):
         yield from logout_commands(self, self.workspace, self.slot)
         yield from tab_commands(self, self.workspace, self.slot)
 
+    @on(CommandTyped)
+    def run_typed_command(self, message: CommandTyped) -> None:
+        """One of acp-tui's slash commands, or a ``!`` command, typed in the tab shown."""
+        from acp_tui.ui.slash_actions import run_typed
+
+        run_typed(self, self.chat_screen.current_pane, message.parsed, message.text)
+
     def action_add_agent(self, first_run: bool = False) -> None:
         """The "Add an agent" dialog over the ACP agent registry."""
         from acp_tui.ui.registry_offer import open_add_agent
@@ -282,7 +328,7 @@ class AcpApp(PlainToasts):
         """Pick the extra roots of a new session in the roots dialog, then open it."""
         from acp_tui.ui.session_commands import new_session_with_roots
 
-        new_session_with_roots(self, self.workspace, self.slot, self.launch)
+        new_session_with_roots(self, self.workspace, self.slot)
 
     def action_wire_inspector(self) -> None:
         """Show the current agent's JSON-RPC traffic."""

@@ -54,8 +54,10 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+o", "copy_last_reply", "Copy", tooltip="Copy the last reply"),
         Binding("ctrl+l", "focus_prompt", "Prompt", tooltip="Back to the prompt"),
         Binding("ctrl+t", "toggle_thoughts", "Thoughts", show=False),
-        Binding("ctrl+pagedown", "step_tab(1)", "Next tab", show=False),
-        Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", show=False),
+        # Alt+arrows first: GNOME Terminal, Konsole and Windows Terminal keep Ctrl+PageUp/Down
+        # for their own tabs. super+: iTerm2 sends its Option key as xterm's modifier 9.
+        Binding("alt+right,ctrl+pagedown,super+right", "step_tab(1)", "Next tab"),
+        Binding("alt+left,ctrl+pageup,super+left", "step_tab(-1)", "Previous tab", show=False),
         *(Binding(f"alt+{n}", f"go_to_tab({n})", show=False) for n in range(1, 10)),
     ]
 
@@ -126,10 +128,12 @@ class ChatScreen(Screen[None]):
     async def slot_added(self, message: messages.SlotAdded) -> None:
         if self.workspace is not None:
             await self.add_pane(message.event.slot, self.workspace)
+        self.refresh_bindings()  # the tab keys, from two tabs on
 
     @on(messages.SlotRemoved)
     async def slot_removed(self, message: messages.SlotRemoved) -> None:
         await self.remove_pane(message.event.slot)
+        self.refresh_bindings()
 
     @on(messages.CurrentChanged)
     def current_changed(self, message: messages.CurrentChanged) -> None:
@@ -202,7 +206,17 @@ class ChatScreen(Screen[None]):
         settle_memory()  # startup and any replayed history are long-lived from here on
         if not self.registry_offered:  # once, after the demo agent is up: it never waits
             self.registry_offered = True
-            await self.app.run_action("add_agent(True)")
+            if pane is not None and (pane.prompt.text.strip() or slot.prompted or slot.queue):
+                # The user is typing already: a dialog now would take their next keys. Said
+                # in passing instead, and offered again at the next start.
+                self.app.notify(
+                    'Add agents from the ACP registry: Ctrl+P, then "Add an agent".',
+                    title="More agents",
+                    timeout=10,
+                    markup=False,
+                )
+            else:
+                await self.app.run_action("add_agent(True)")
 
     @on(messages.AgentChanged)
     def agent_changed(self, message: messages.AgentChanged) -> None:
@@ -316,6 +330,8 @@ class ChatScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_prompt":  # shown in the footer only where it does something
             return not isinstance(self.focused, PromptInput)  # no query: runs on every switch
+        if action == "step_tab":  # shown (and taken from the focused widget) with two tabs
+            return self.workspace is not None and len(self.workspace.slots) > 1
         return True
 
     def action_toggle_thoughts(self) -> None:

@@ -18,11 +18,12 @@ from textual.app import App
 from textual.screen import ModalScreen, Screen
 
 if TYPE_CHECKING:
-    from acp_tui.client.agent.capabilities import AuthMethodInfo
+    from acp_tui.client.agent.auth_methods import AuthMethodInfo, EnvVarSpec
     from acp_tui.client.session.elicitation import Answer, Elicitation
     from acp_tui.client.session.question_queue import PermissionQueue
     from acp_tui.client.tools.terminal_gate import TerminalAnswer, TerminalAsk
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
+    from acp_tui.client.workspace.env_login import EnvAnswer
     from acp_tui.client.workspace.interaction import TerminalRun
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
@@ -177,6 +178,25 @@ class DialogInteraction:
         from acp_tui.ui.dialogs.auth import AuthDialog
 
         return await ask(self.app, AuthDialog(agent.display_name, methods, reason))
+
+    async def ask_env_vars(
+        self, agent: AgentRuntime, method: AuthMethodInfo, missing: tuple[EnvVarSpec, ...]
+    ) -> EnvAnswer | None:
+        """Ask for an ``env_var`` login's missing values (masked when secret)."""
+        from acp_tui.client.workspace.env_login import can_save, where_known
+        from acp_tui.ui.dialogs.env_login import EnvLoginDialog
+
+        asked = {var.name for var in missing}
+        known = [
+            (var.name, where)
+            for var in method.env_vars
+            if var.name not in asked and (where := where_known(agent, var.name)) is not None
+        ]
+        config_name = agent.launch.config_name if can_save(agent) else None
+        dialog = EnvLoginDialog(
+            agent.display_name, method, missing, known=known, config_name=config_name
+        )
+        return await ask(self.app, dialog)
 
     async def confirm_without_roots(
         self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str

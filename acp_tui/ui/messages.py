@@ -19,11 +19,13 @@ from typing import Any
 from textual.message import Message
 
 from acp_tui.client.workspace import events
+from acp_tui.ui.slash import Parsed
 
 __all__ = [
     "ActionProgress",
     "AgentChanged",
     "AttentionChanged",
+    "CommandTyped",
     "CurrentChanged",
     "DraftsReturned",
     "Notice",
@@ -191,3 +193,12 @@ class TabChosen(Message):
     """The user picked the tab of slot ``slot_id`` (a click on the tab bar)."""
 
     slot_id: int
+
+
+@dataclass
+class CommandTyped(Message):
+    """The user sent one of acp-tui's commands, a ``!`` command, or a ``//name`` acp-tui does
+    not have (`acp_tui.ui.slash`); ``text`` is what was typed, given back if it cannot run."""
+
+    parsed: Parsed
+    text: str

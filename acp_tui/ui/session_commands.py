@@ -17,9 +17,9 @@ from acp_tui.client.agent.launch import DEMO_AGENT_NAME
 from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, sanitize
 
 if TYPE_CHECKING:
-    from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
+    from acp_tui.ui.app_state import AppState
 
 __all__ = [
     "app_commands",
@@ -120,9 +120,13 @@ def close_tab(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     app.run_worker(ws.close_slot(slot), group="close-tab")
 
 
-def restart_agent(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
-    """Restart the tab's agent, also while it runs or hangs; asks first when a turn would be
-    cut short (the restart stops it: the agent's process is replaced)."""
+def restart_agent(app: AppState, ws: Workspace, slot: SessionSlot) -> None:
+    """Read the config again, then restart the tab's agent with it, also while it runs or
+    hangs; asks first when a turn would be cut short (the restart stops it: the agent's
+    process is replaced)."""
+    from acp_tui.ui.reload_config import reload_config
+
+    reload_config(app, ws)
     agent = slot.agent
     running = [s for s in ws.board.slots_of(agent) if s.busy]
     if not running:
@@ -184,27 +188,26 @@ def export_transcript(app: App[int], cwd: Path, slot: SessionSlot | None) -> Non
     app.push_screen(ExportDialog(default, cwd=cwd, own_folder=exports), callback=save)
 
 
-def new_session_with_roots(
-    app: App[int], ws: Workspace | None, slot: SessionSlot | None, launch: LaunchSpec
-) -> None:
-    """Ctrl+N: choose the agent (when several could take it) and the extra roots, then open a
-    new session in a new tab."""
+def new_session_with_roots(app: AppState, ws: Workspace | None, slot: SessionSlot | None) -> None:
+    """Ctrl+N: read the config again, choose the agent (when several could take it) and the
+    extra roots, then open a new session in a new tab."""
     if ws is None or slot is None:
         app.notify("The agent is still starting.", severity="warning")
         return
-    app.run_worker(new_session_flow(app, ws, slot, launch), group="new-session")
+    from acp_tui.ui.reload_config import reload_config
+
+    reload_config(app, ws)
+    app.run_worker(new_session_flow(app, ws, slot), group="new-session")
 
 
-async def new_session_flow(
-    app: App[int], ws: Workspace, slot: SessionSlot, launch: LaunchSpec
-) -> None:
+async def new_session_flow(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     """Ask which agent (when several could take it), let the Workspace get it ready, ask for
     the extra roots, and let the Workspace open the session (or stop the agent it started)."""
     from acp_tui.ui.dialog_interaction import ask
     from acp_tui.ui.dialogs.agent_choice import CURRENT, AgentChoiceDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
 
-    settings = launch.settings
+    settings = ws.config.settings
     names = [*sorted(n for n in settings.agents if n != DEMO_AGENT_NAME), DEMO_AGENT_NAME]
     current = slot.agent.launch.command.name
     chosen: str | None = None

@@ -2,7 +2,9 @@
 
 A table of the lines the agent's ``WireLog`` kept (newest last, following while the cursor is
 on the last row): direction, kind, method (a reply shows its request's), id, the response time
-of each request and its reply, and the size. The highlighted message is shown below, masked and
+of each request and its reply, and the size. A reply that answers no request (its id matches
+none the client was waiting for, e.g. the string ``"2"`` for request 2) is shown as such, and
+its detail says why it was skipped. The highlighted message is shown below, masked and
 pretty-printed; long strings and huge messages are cut for reading (a huge one is formatted in
 a thread), and ``c`` copies the whole masked message. Typing in the filter keeps the rows whose
 method contains the text. The table only reads the log (a few times a second while shown), so
@@ -34,6 +36,18 @@ __all__ = ["WireInspector"]
 
 REFRESH = 0.25
 COLUMNS = ("#", "time", "dir", "kind", "method", "id", "ms", "size")
+UNMATCHED = "reply to no request"
+"""The kind shown for a reply whose id matches no request the client was waiting for."""
+
+
+def unmatched_note(msg_id: Any) -> str:
+    """What the detail says above a reply to no request."""
+    if isinstance(msg_id, str):
+        why = f'Its id is the string "{msg_id}": acp-tui numbers its requests'
+    else:
+        why = f"Its id {'null' if msg_id is None else msg_id} is not that of a request acp-tui"
+        why += " was waiting for an answer to"
+    return f"A reply to no request, skipped. {why}.\n\n"
 
 
 def _size(n: int) -> str:
@@ -137,15 +151,21 @@ class WireInspector(Screen[None]):
     def filter_text(self) -> str:
         return self.query_one("#wire-filter", Input).value.strip().lower()
 
+    def _unmatched(self, record: WireRecord) -> bool:
+        """Whether the record is a reply the client found no request for (marked by the log
+        once the connection skipped it, maybe after the record was first looked at)."""
+        return record.unmatched or self.wire.is_unmatched(record.seq)
+
     def _row(self, record: WireRecord) -> list[Text]:
         """The cells of one record: the agent's method and id sanitised, clipped, literal."""
         elapsed = self.elapsed.get(record.seq)
         msg_id = record.id
+        kind = UNMATCHED if self._unmatched(record) else record.kind
         return [
             Text(str(record.seq)),
             Text(_clock(record.wall)),
             Text("→" if record.direction == "send" else "←"),
-            Text(record.kind),
+            Text(kind, style="bold" if kind == UNMATCHED else ""),
             safe_text(self._method(record), limit=NAME_LIMIT),
             safe_text("" if msg_id is None else str(msg_id), limit=NAME_LIMIT),
             Text("" if elapsed is None else f"{elapsed * 1000:.1f}"),
@@ -201,15 +221,16 @@ class WireInspector(Screen[None]):
             return
         self.selected = record
         detail = self.query_one("#wire-detail", TextArea)
+        note = unmatched_note(record.id) if self._unmatched(record) else ""
         if record.size > HUGE:
-            detail.load_text(f"Formatting {_size(record.size)}…")
-            self.format_huge(record)
+            detail.load_text(f"{note}Formatting {_size(record.size)}…")
+            self.format_huge(record, note)
         else:
-            detail.load_text(sanitize(record.preview_text()))
+            detail.load_text(sanitize(note + record.preview_text()))
 
     @work(thread=True, exclusive=True, group="wire-detail")
-    def format_huge(self, record: WireRecord) -> None:
-        text = sanitize(record.preview_text())
+    def format_huge(self, record: WireRecord, note: str = "") -> None:
+        text = sanitize(note + record.preview_text())
         self.app.call_from_thread(self._show_formatted, record, text)
 
     def _show_formatted(self, record: WireRecord, text: str) -> None:

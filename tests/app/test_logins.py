@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Button
+from textual.widgets import Button, Static
 
 from acp_tui.client.agent.capabilities import AuthMethodInfo
 from acp_tui.client.workspace.interaction import TerminalRun
@@ -164,7 +164,7 @@ async def test_reopening_a_session_logs_in_when_the_agent_asks(
 
 def test_an_unknown_login_type_is_shown_and_cannot_be_run() -> None:
     methods = [
-        AuthMethodInfo("env", "API key in the environment", unknown_type="env_var"),
+        AuthMethodInfo("device", "Device code", unknown_type="oauth_device"),
         AuthMethodInfo("agent", "Agent login"),
     ]
 
@@ -213,3 +213,40 @@ def test_headless_commands_log_in_with_auth_and_say_how_without(
     )
     assert terminal.returncode == 1
     assert "in a terminal" in terminal.stderr
+
+
+ENV_KEY = "ACP_TUI_TEST_APP_KEY"
+
+
+@PROTOCOLS
+async def test_an_env_var_login_says_what_it_reads_asks_masked_and_logs_in(
+    make_app: Callable[..., AcpApp], protocol: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """codex's ``openai-api-key``: the dialog says which variable the agent reads, asks for
+    the value in a masked input, and the agent starts again with it and logs in."""
+    from textual.widgets import Input
+
+    from acp_tui.ui.dialogs.env_login import EnvLoginDialog
+
+    monkeypatch.delenv(ENV_KEY, raising=False)
+    app = make_app("--require-auth", "--auth-env", ENV_KEY, protocol=protocol)
+    async with app.run_test(size=(120, 40)) as pilot:
+        auth = await wait_for_screen(pilot, AuthDialog)
+        await wait_for(pilot, lambda: auth.accepting)
+        said = " ".join(str(s.render()) for s in auth.query(Static))
+        assert f"reads {ENV_KEY} from its environment" in said
+        await choose_auth(pilot, app, f"Use {ENV_KEY}")
+        env = await wait_for_screen(pilot, EnvLoginDialog)
+        field = env.query_one(Input)
+        assert field.password  # a secret: never shown
+        await pilot.press(*"sk-app-secret", "enter")
+        await wait_for(
+            pilot, lambda: app.session is not None and app.slot is not None and app.slot.live
+        )
+        assert app.slot is not None
+        agent = app.slot.agent
+        assert agent.connections == 2  # started again with the value
+        assert agent.login_env == {ENV_KEY: "sk-app-secret"}
+        sent = [str(r.decoded()) for r in agent.wire.records]
+        assert not any("sk-app-secret" in line for line in sent)
+        assert any("demo-api-key" in line for line in sent)

@@ -11,7 +11,8 @@ from textual.pilot import Pilot
 from textual.widgets import Button, OptionList
 
 from acp_tui.client.workspace.slots import SessionSlot
-from acp_tui.config.settings import AgentConfig, Settings
+from acp_tui.config.paths import Paths
+from acp_tui.config.settings import AgentConfig, Settings, save_settings
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.panel import SessionBrowser
@@ -167,27 +168,32 @@ async def test_prompts_sent_during_a_turn_are_queued_shown_and_editable(
         assert queue.has_focus
         await pilot.press("x")  # "one" goes
         await wait_for(pilot, lambda: [p.text for p in slot.queue] == ["two"])
-        await pilot.press("e")  # "two" back into the prompt, out of the queue
-        await wait_for(pilot, lambda: pane.prompt.text == "two" and not slot.queue)
+        await pilot.press("e")  # "two" into the prompt; it keeps its place, marked
+        await wait_for(pilot, lambda: pane.prompt.text == "two" and slot.queue[0].editing)
         assert pane.prompt.has_focus
         await pilot.press(*" edited", "enter")
+        assert [(p.text, p.editing) for p in slot.queue] == [("two edited", False)]
+        await pilot.press("escape")  # cancels the hanging turn; the queue is paused
+        await wait_for(pilot, lambda: queue.paused and not slot.busy)
         assert [p.text for p in slot.queue] == ["two edited"]
-        await pilot.press("escape")  # cancels the hanging turn; the queue goes out
-        await wait_for(pilot, lambda: ready(slot))
+        await pilot.press("ctrl+up", "enter")  # Enter on the paused queue sends it on
+        await wait_for(pilot, lambda: ready(slot) and not slot.queue)
         assert "two edited" in pane_text(pane)
         assert "one" not in [m.text for m in slot.transcript.entries if hasattr(m, "role")]
 
 
 async def test_ctrl_n_offers_the_agent_and_runs_two_agents_side_by_side(
-    make_app: Callable[..., AcpApp], tmp_path: Path
+    make_app: Callable[..., AcpApp], tmp_path: Path, acp_home: Paths
 ) -> None:
     other = AgentConfig(
         command=sys.executable,
         args=["-m", "acp_tui.demo_agent", "--data-dir", str(tmp_path / "other")],
         title="Other agent",
     )
+    settings = Settings(agents={"other": other})
+    save_settings(settings, acp_home.config_file)  # Ctrl+N reads the file again
     base = make_app()
-    app = AcpApp(replace(base.launch, settings=Settings(agents={"other": other})))
+    app = AcpApp(replace(base.launch, settings=settings))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         first = slots(app)[0]

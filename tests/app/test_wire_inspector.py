@@ -14,7 +14,7 @@ from acp_tui.client.agent.wire_log import MASK
 from acp_tui.client.session.entries import MessageEntry
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.ui.app import AcpApp
-from acp_tui.ui.wire_inspector import WireInspector
+from acp_tui.ui.wire_inspector import UNMATCHED, WireInspector
 from tests.app.helpers import wait_for, wait_for_screen
 
 
@@ -60,6 +60,28 @@ async def test_f12_shows_both_directions_with_methods_ids_and_response_times(
         assert {r[4] for r in rows(screen)} == {"session/prompt", "↳ session/prompt"}
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, WireInspector))
+
+
+@pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+async def test_a_reply_to_no_request_is_named_as_such(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
+    """The agent answers session/new with its id as a string ("2" for 2): the inspector names
+    that line a reply to no request, and its detail says why it was skipped."""
+    app = make_app("--fault", "string-ids", protocol=protocol)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.slot is not None)
+        await pilot.press("f12")
+        screen = await wait_for_screen(pilot, WireInspector)
+        await wait_for(pilot, lambda: any(r[3] == UNMATCHED for r in rows(screen)))
+        [row] = [r for r in rows(screen) if r[3] == UNMATCHED]
+        assert row[2] == "←"
+        assert row[5] == "2"
+        assert any(r[4] == "session/new" and r[5] == "2" for r in rows(screen))
+        screen.table.move_cursor(row=int(row[0]) - 1)
+        await wait_for(pilot, lambda: "A reply to no request, skipped" in detail(screen))
+        assert 'the string "2"' in detail(screen)
+        assert app.session is None  # session/new is still waiting for its answer
 
 
 @pytest.mark.real_agent  # a 20 MB line through a real pipe

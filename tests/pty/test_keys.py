@@ -7,45 +7,23 @@ know is dropped, never typed into the prompt as text.
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.pty.chat import open_second_tab, prompt_line, start
 from tests.terminal import Terminal, acp_tui_argv
 
 DEMO = [sys.executable, "-m", "acp_tui.demo_agent"]
 
 
-def start(tmp_path: Path) -> Terminal:
-    project = tmp_path / "project"
-    project.mkdir()
-    argv = acp_tui_argv("--", *DEMO, "--data-dir", str(tmp_path / "d"))
-    term = Terminal(argv, project, cols=160, rows=40)
-    term.wait_for(re.compile(r"·\s+ready"), timeout=60)
-    return term
-
-
-def prompt_line(term: Terminal) -> str:
-    """The line of the prompt's text (the one after its top border)."""
-    lines = term.text().splitlines()
-    top = next(i for i, line in enumerate(lines) if "▔▔▔▔" in line)
-    return lines[top + 1]
-
-
 def test_alt_digits_switch_tabs_and_type_nothing(tmp_path: Path) -> None:
     with start(tmp_path) as term:
         term.type("draft of the first tab")
-        term.send("\x0e")  # Ctrl+N: a new session, in a new tab
-        term.wait_for("A new session with which agent?")
-        time.sleep(0.3)
-        term.press("enter")  # the current tab's
-        term.wait_for("Extra workspace roots")
-        time.sleep(0.3)
-        term.press("enter")  # nothing typed: no extra roots, open it
-        term.wait_for(lambda text: " 2 " in text and "draft of the first tab" not in text)
+        open_second_tab(term)
+        term.wait_for(lambda text: "draft of the first tab" not in text)
         term.send("\x1b1")  # Alt+1
         term.wait_for(lambda text: "draft of the first tab" in prompt_line(term))
         term.send("\x1b2")  # Alt+2

@@ -472,6 +472,39 @@ def test_an_agent_that_exits_during_the_login_says_so_and_why(
     ]
 
 
+ENV_KEY = "ACP_TUI_TEST_CLI_KEY"
+
+
+@pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+def test_auth_with_an_env_var_login_uses_the_environment(
+    tmp_path: Path, protocol: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--auth`` names an ``env_var`` login (codex's ``openai-api-key``): the agent reads the
+    variable from acp-tui's environment, and is asked to log in with the method."""
+    monkeypatch.setenv(ENV_KEY, "sk-cli-secret")
+    agent = demo_argv(tmp_path / "demo", "--require-auth", "--auth-env", ENV_KEY, protocol=protocol)
+    result = run("list", "--json", "--auth", "demo-api-key", agent=agent, protocol=protocol)
+    assert result.returncode == 0, result.stderr
+    assert ids(result) == []
+    assert "sk-cli-secret" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
+def test_auth_with_an_env_var_login_without_its_value_names_the_type_and_the_variable(
+    tmp_path: Path, protocol: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(ENV_KEY, raising=False)
+    agent = demo_argv(tmp_path / "demo", "--require-auth", "--auth-env", ENV_KEY, protocol=protocol)
+    result = run("list", "--auth", "demo-api-key", agent=agent, protocol=protocol)
+    assert result.returncode == 1
+    line = one_line(result)
+    assert "'demo-api-key' is a login of type 'env_var'" in line
+    assert f"reads {ENV_KEY}, which is not set" in line
+    # Without --auth, the methods are listed with their type and variables.
+    offered = one_line(run("list", agent=agent, protocol=protocol))
+    assert f"demo-api-key (Use {ENV_KEY}, type env_var: reads {ENV_KEY})" in offered
+
+
 @pytest.mark.parametrize("protocol", [1, 2], ids=["v1", "v2"])
 def test_a_login_error_says_what_its_data_says(tmp_path: Path, protocol: int) -> None:
     agent = demo_argv(

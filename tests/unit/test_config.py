@@ -377,6 +377,25 @@ def test_registry_url_refuses_plain_http_elsewhere_and_other_schemes(
     assert "https://" in problem
 
 
+@pytest.mark.parametrize(("text", "seconds"), [("", 120), ("5", 5), ("2.5", 2.5)])
+def test_request_timeout_is_a_number_of_seconds(
+    config_file: Path, text: str, seconds: float
+) -> None:
+    config_file.write_text(f"request_timeout = {text}\n" if text else "")
+    loaded = load_settings(config_file)
+    assert loaded.problems == []
+    assert loaded.settings.request_timeout == seconds
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "0.5", "100000", '"120"', "true"])
+def test_request_timeout_refuses_what_is_no_wait(config_file: Path, text: str) -> None:
+    config_file.write_text(f"request_timeout = {text}\n")
+    loaded = load_settings(config_file)
+    [problem] = loaded.problems
+    assert "request_timeout" in problem
+    assert loaded.settings.request_timeout == 120
+
+
 def test_the_registry_fields_of_an_agent_round_trip(config_file: Path) -> None:
     agent = AgentConfig(
         command="npx",

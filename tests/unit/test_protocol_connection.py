@@ -224,6 +224,65 @@ async def test_string_and_int_reply_ids_are_kept_apart() -> None:
     assert got == ["right"]
 
 
+async def test_a_reply_to_no_request_is_warned_about_and_named(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The string "1" answers no request (ours are numbers): said at WARNING, with its id and
+    its type, and the hook is told; the real reply still answers the request."""
+    peer = RawPeer()
+    conn = peer.connection()
+    unmatched: list[Any] = []
+    conn.on_unmatched_reply = unmatched.append
+    got: list[Any] = []
+    caplog.set_level(logging.INFO, LOGGER)
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                got.append(await conn.request("session/new"))
+
+            tg.start_soon(call)
+            r = await peer.read()
+            await peer.send(result(str(r["id"]), "wrong: string id"))
+            await peer.send(result(r["id"], "right"))
+    assert got == ["right"]
+    assert unmatched == ["1"]
+    assert conn.unmatched_replies == 1
+    warnings = [rec.getMessage() for rec in caplog.records if rec.levelno == logging.WARNING]
+    assert warnings == [
+        "peer sent a reply to no request, skipped: its id '1' (a string) matches no request "
+        "waiting for an answer"
+    ]
+
+
+async def test_a_late_answer_to_a_cancelled_request_is_no_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The peer answers a request we cancelled (it must, with a result or -32800): expected."""
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    unmatched: list[Any] = []
+    conn.on_unmatched_reply = unmatched.append
+    caplog.set_level(logging.INFO, LOGGER)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(conn.request, "session/new", {})
+                sent = await peer.read()
+                tg.cancel_scope.cancel()
+            assert (await peer.read())["method"] == CANCEL_REQUEST
+            await peer.send({"jsonrpc": "2.0", "id": sent["id"], "error": {"code": -32800}})
+            await peer.send(result(sent["id"], "a second answer"))
+            await assert_still_works(conn, peer)
+    infos = [rec.getMessage() for rec in caplog.records if rec.levelno == logging.INFO]
+    assert f"peer answered request {sent['id']} (session/new) after it was cancelled" in infos
+    # Only the second answer is one too many.
+    warnings = [rec.getMessage() for rec in caplog.records if rec.levelno >= logging.WARNING]
+    assert len(warnings) == 1
+    assert "reply to no request" in warnings[0]
+    assert unmatched == [sent["id"]]
+
+
 async def test_string_and_int_request_ids_are_answered_with_their_own_type() -> None:
     peer = RawPeer()
     conn = peer.connection(on_request=echo_handler)

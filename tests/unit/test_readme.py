@@ -208,6 +208,7 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.dialogs.terminal import TerminalDialog
     from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.chat_pane import ChatPane
+    from acp_tui.ui.widgets.context_bar import ContextBar
     from acp_tui.ui.widgets.find_bar import FindBar
     from acp_tui.ui.widgets.prompt_input import PromptInput
     from acp_tui.ui.widgets.queue_view import QueueView
@@ -220,6 +221,7 @@ def binding_owners() -> dict[str, list[type]]:
         "Chat": [ChatScreen, ChatPane],
         "Prompt": [PromptInput, ChatPane],
         "Queued messages": [QueueView],
+        "Attached output": [ContextBar],
         "Transcript": [TranscriptView],
         "Find bar": [FindBar],
         "Session browser": [SessionBrowser, SessionRows],

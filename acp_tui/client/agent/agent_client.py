@@ -11,9 +11,8 @@ agent sends is served here (its requests) or applied by the `UpdateInbox` (its u
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -28,6 +27,7 @@ from acp_tui.client.agent.dialects import Dialect, dialect_for
 from acp_tui.client.agent.dialects.events import Event
 from acp_tui.client.agent.inbox import UpdateInbox, off_loop_if_big, quietly, warm_up_updates
 from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.waits import CallClock
 from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.process.agent_process import AgentProcess, spawn_agent
@@ -124,6 +124,8 @@ class AgentClient(SessionCalls):
         self.gone: dict[str, None] = self.inbox.gone
         self.updates: Listeners[[str, SessionUpdate]] = self.inbox.updates
         self.own_turn_ends: Listeners[[str, str | None]] = self.inbox.own_turn_ends
+        self.clock = CallClock(launch.settings.request_timeout, self.updates)
+        """Bounds the calls that must not wait forever, and says how long they wait."""
         self.capabilities = Capabilities(protocol_version=launch.protocol_version)
         self.initialize_result: WireModel | None = None
         """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
@@ -151,10 +153,11 @@ class AgentClient(SessionCalls):
         return error
 
     async def request_raw(self, method: str, params: WireModel | None) -> tuple[Any, int]:
-        """Send a typed request; the result as decoded JSON, with the size of its line."""
+        """Send a typed request (``clock`` bounds some); the decoded result, its line's size."""
+        wire = None if params is None else params.to_wire()
         try:
-            return await self.connection.request_sized(
-                method, None if params is None else params.to_wire()
+            return await self.clock.run(
+                method, params, lambda: self.connection.request_sized(method, wire)
             )
         except ConnectionClosed:
             raise await self._exit_error(f"during {method}") from None
@@ -218,7 +221,8 @@ class AgentClient(SessionCalls):
             log.info("offered ACP protocol %s, going on with %s", offered, version)
         self.dialect = self.inbox.dialect = dialect
         self.initialize_result = result
-        self.capabilities = capabilities
+        # An agent that sends no agentInfo is called what the user started it by.
+        self.capabilities = capabilities.named(self.launch.display_name or self.launch.command.name)
         return self.capabilities
 
     def subscribe(self, listener: UpdateListener, *, first: bool = False) -> Callable[[], None]:
@@ -394,8 +398,3 @@ async def connect_over(
 
 async def _warm_up(dialect: Dialect) -> None:
     await anyio.to_thread.run_sync(warm_up_updates, dialect, abandon_on_cancel=True)
-
-
-def absolute_dirs(dirs: Sequence[Path | str]) -> list[str]:
-    """Paths as the wire wants them: absolute strings, order kept."""
-    return [str(Path(d)) for d in dirs]

@@ -6,15 +6,17 @@ instead of reading initialize results, so the v2 draft only needs another constr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from acp_tui.protocol.capabilities import (
-    AuthMethodAgent,
-    AuthMethodTerminal,
-    InitializeResponse,
+from acp_tui.client.agent.auth_methods import (
+    AuthMethodInfo,
+    EnvVarSpec,
+    auth_methods_in_error,
+    v1_auth_methods,
+    v2_auth_methods,
 )
+from acp_tui.protocol.capabilities import InitializeResponse
 from acp_tui.protocol.v2 import initialize as v2
 
 Action = Literal["list", "load", "resume", "close", "delete", "fork", "additional_directories"]
@@ -30,150 +32,15 @@ _WIRE_NAMES: dict[Action, str] = {
     "additional_directories": "additional workspace roots (additionalDirectories)",
 }
 
+__all__ = [
+    "AuthMethodInfo",
+    "Capabilities",
+    "EnvVarSpec",
+    "auth_methods_in_error",
+    "v1_auth_methods",
+]
+
 BASELINE_PROMPT_KINDS = frozenset({"text", "resource_link"})
-
-
-@dataclass(frozen=True, slots=True)
-class AuthMethodInfo:
-    """An authentication method the agent offers, in a version-neutral form.
-
-    ``terminal``: a login run in the terminal: the agent's own command with ``args`` and
-    ``env``, or, for the older ``_meta["terminal-auth"]`` form (kimi, copilot), the explicit
-    ``command`` (program and arguments) it gives. ``unknown_type``: a method of a type this
-    client does not know; it is shown, never run.
-    """
-
-    id: str
-    name: str
-    description: str | None = None
-    terminal: bool = False
-    args: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
-    command: tuple[str, ...] = ()
-    unknown_type: str | None = None
-
-    @property
-    def usable(self) -> bool:
-        return self.unknown_type is None
-
-
-def _meta_terminal_auth(meta: dict[str, object] | None) -> dict[str, object] | None:
-    """The ``_meta["terminal-auth"]`` block of a method, when it is a usable one."""
-    block = (meta or {}).get("terminal-auth")
-    if not isinstance(block, dict) or not isinstance(block.get("command"), str):
-        return None
-    return block
-
-
-def _strings(value: object) -> tuple[str, ...]:
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
-
-
-def _env_pairs(value: object) -> tuple[tuple[str, str], ...]:
-    if isinstance(value, dict):
-        return tuple(sorted((k, v) for k, v in value.items() if isinstance(v, str)))
-    return ()
-
-
-def v1_auth_methods(
-    methods: list[AuthMethodTerminal | AuthMethodAgent],
-) -> tuple[AuthMethodInfo, ...]:
-    """The v1 methods (``initialize`` or an error's data) as the client offers them."""
-    infos: list[AuthMethodInfo] = []
-    for method in methods:
-        if isinstance(method, AuthMethodTerminal):
-            infos.append(
-                AuthMethodInfo(
-                    method.id,
-                    method.name,
-                    method.description,
-                    terminal=True,
-                    args=tuple(method.args),
-                    env=tuple(sorted(method.env.items())),
-                )
-            )
-            continue
-        legacy = _meta_terminal_auth(method.meta)
-        if legacy is not None:
-            command = (str(legacy["command"]), *_strings(legacy.get("args")))
-            label = legacy.get("label")
-            infos.append(
-                AuthMethodInfo(
-                    method.id,
-                    label if isinstance(label, str) and label else method.name,
-                    method.description,
-                    terminal=True,
-                    env=_env_pairs(legacy.get("env")),
-                    command=command,
-                )
-            )
-        elif method.type not in (None, "agent"):
-            infos.append(
-                AuthMethodInfo(
-                    method.id, method.name, method.description, unknown_type=str(method.type)
-                )
-            )
-        else:
-            infos.append(AuthMethodInfo(method.id, method.name, method.description))
-    return tuple(infos)
-
-
-def _v2_auth_methods(auth_methods: Sequence[object]) -> tuple[AuthMethodInfo, ...]:
-    """The v2 methods as the client offers them."""
-    methods: list[AuthMethodInfo] = []
-    for method in auth_methods:
-        if isinstance(method, v2.AuthMethodTerminal):
-            methods.append(
-                AuthMethodInfo(
-                    method.method_id,
-                    method.name,
-                    method.description,
-                    terminal=True,
-                    args=tuple(method.args),
-                    env=tuple(sorted((v.name, v.value) for v in method.env)),
-                )
-            )
-        elif isinstance(method, v2.AuthMethodAgent):
-            methods.append(AuthMethodInfo(method.method_id, method.name, method.description))
-        elif isinstance(method, v2.UnknownAuthMethod):
-            methods.append(
-                AuthMethodInfo(
-                    method.method_id,
-                    method.name,
-                    method.description,
-                    unknown_type=method.type,
-                )
-            )
-    return tuple(methods)
-
-
-def auth_methods_in_error(data: object, protocol_version: int) -> tuple[AuthMethodInfo, ...]:
-    """Login methods an agent put in an "authentication required" error's ``data``
-    (``{"authMethods": [...]}``, in the protocol version's own shape); invalid ones skipped."""
-    from pydantic import TypeAdapter, ValidationError
-
-    from acp_tui.protocol.capabilities import AuthMethod
-
-    raw = data.get("authMethods") if isinstance(data, dict) else None
-    if not isinstance(raw, list):
-        return ()
-    if protocol_version >= 2:
-        adapter2: TypeAdapter[v2.AuthMethod] = TypeAdapter(v2.AuthMethod)
-        parsed2 = []
-        for item in raw:
-            try:
-                parsed2.append(adapter2.validate_python(item))
-            except ValidationError:
-                continue
-        return _v2_auth_methods(parsed2)
-    adapter: TypeAdapter[AuthMethodTerminal | AuthMethodAgent] = TypeAdapter(AuthMethod)
-    parsed = []
-    for item in raw:
-        try:
-            parsed.append(adapter.validate_python(item))
-        except ValidationError:
-            continue
-    return v1_auth_methods(parsed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +51,9 @@ class Capabilities:
     agent_name: str = "agent"
     agent_title: str | None = None
     agent_version: str | None = None
+    agent_info: bool = False
+    """Whether the agent said its name (``agentInfo``; v2 ``info`` is required); without it,
+    ``agent_name`` is "agent" until `named` gives the one the user knows it by."""
     can_list: bool = False
     can_load: bool = False
     can_resume: bool = False
@@ -212,6 +82,7 @@ class Capabilities:
             agent_name=info.name if info else "agent",
             agent_title=info.title if info else None,
             agent_version=info.version if info else None,
+            agent_info=info is not None,
             can_list=session.list is not None,
             can_load=caps.load_session,
             can_resume=session.resume is not None,
@@ -246,6 +117,7 @@ class Capabilities:
             agent_name=result.info.name,
             agent_title=result.info.title,
             agent_version=result.info.version,
+            agent_info=True,
             can_list=has_session,
             can_load=False,
             can_resume=has_session,
@@ -261,8 +133,16 @@ class Capabilities:
             mcp_stdio=mcp is not None and mcp.stdio is not None,
             mcp_http=mcp is not None and mcp.http is not None,
             mcp_sse=False,
-            auth_methods=_v2_auth_methods(list(result.auth_methods)),
+            auth_methods=v2_auth_methods(list(result.auth_methods)),
         )
+
+    def named(self, name: str) -> Capabilities:
+        """This view, called ``name`` when the agent did not say its own (no ``agentInfo``):
+        the name the user started it by (its config name, or its command's program), never
+        "agent", in every message that names it."""
+        if self.agent_info or not name:
+            return self
+        return replace(self, agent_name=name)
 
     @property
     def display_name(self) -> str:

@@ -29,8 +29,10 @@ from acp_tui.client.agent.dialects.events import (
     MessageReplaced,
     ToolContentAppended,
     TurnStateChanged,
+    UpdateDropped,
     apply_event,
 )
+from acp_tui.client.agent.dropped import malformed, skipped_entries
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.protocol.big import quiet_gc
@@ -143,7 +145,7 @@ class UpdateInbox:
         try:
             session_id, events = await off_loop_if_big(self._parse_update, params)
         except ValidationError as exc:
-            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
+            self._skip(params, exc)
             return
         self._apply_events(session_id, events)
 
@@ -158,9 +160,16 @@ class UpdateInbox:
         try:
             session_id, events = self._parse_update(params)
         except ValidationError as exc:
-            log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
+            self._skip(params, exc)
             return
         self._apply_events(session_id, events)
+
+    def _skip(self, params: Any, exc: ValidationError) -> None:
+        """A malformed update: logged, and said quietly in its session's transcript."""
+        log.warning("skipping a malformed session/update: %s", describe_validation_error(exc))
+        dropped = malformed(params, exc)
+        if dropped is not None:
+            self._apply_events(dropped[0], [dropped[1]])
 
     def _apply_events(self, session_id: str, events: list[Event]) -> None:
         for event in events:
@@ -177,7 +186,9 @@ class UpdateInbox:
                 return
             else:
                 self._keep_early(session_id, event)
-                neutral = MessageReplaced | ToolContentAppended | AgentTerminalChanged
+                neutral = (
+                    MessageReplaced | ToolContentAppended | AgentTerminalChanged | UpdateDropped
+                )
                 if not isinstance(event, neutral):
                     updates = [event]
             for update in updates:
@@ -187,10 +198,14 @@ class UpdateInbox:
     def _parse_update(self, params: Any) -> tuple[str, list[Event]]:
         """Parse a ``session/update``; in a worker thread (a big line), also encode its updates
         for the recorder there."""
-        session_id, events = self.dialect.parse_update(params)
+        session_id, parsed = self.dialect.parse_update(params)
+        events = list(parsed)
+        skipped = skipped_entries(params, events)
+        if skipped is not None:
+            events.append(skipped)
         if line_bytes.get() > BIG_LINE:
             preencoded.encode_all(events)
-        return session_id, list(events)
+        return session_id, events
 
     def _turn_state(self, session: LiveSession, event: TurnStateChanged) -> None:
         """A v2 ``state_update``: idle ends the prompt waiting for it (or a background turn)."""

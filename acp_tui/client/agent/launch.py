@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from acp_tui.client.agent.mcp import McpServerSpec, enabled_mcp_servers
+from acp_tui.client.agent.program_name import program_name
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings
@@ -49,6 +50,10 @@ class LaunchSpec:
     """The agent's name for the UI until it says its own."""
     title: str | None = None
     """The config's ``title`` for the agent: shown instead of the name the agent gives."""
+    config_name: str | None = None
+    """The agent's name in the config (``[agents.NAME]``); None for the demo agent and for a
+    ``-- COMMAND`` agent, which have no table: a reloaded config applies that table to it, and
+    a login's value can be saved in it."""
     settings: Settings = field(default_factory=Settings, hash=False)
     """The settings in effect (theme, show_thoughts...), for the UI."""
     warnings: tuple[str, ...] = ()
@@ -90,11 +95,13 @@ def resolve_launch(
     Precedence: an explicit `command` (from `-- COMMAND ARGS`), then `agent_name` (from `-a`),
     then `settings.default_agent`, then the only configured agent, then the demo agent. The name
     "demo" always means the bundled demo agent. The protocol is `protocol` if given, else the
-    agent's configured one, else 1. Raises `LaunchError` when the choice is impossible.
+    agent's configured one, else 1. The spec carries `settings`: they decide what the agent
+    may do (its commands: the ``terminal`` setting). Raises `LaunchError` when the choice is
+    impossible.
     """
     if protocol is not None and protocol not in (1, 2):
         raise LaunchError(f"unknown protocol version {protocol}; ACP has versions 1 and 2")
-    return _resolve(
+    spec = _resolve(
         cwd=cwd,
         agent_name=agent_name,
         command=command,
@@ -102,6 +109,7 @@ def resolve_launch(
         paths=paths,
         protocol=protocol,
     )
+    return replace(spec, settings=settings)
 
 
 def agent_choices(
@@ -145,7 +153,7 @@ def _resolve(
     if command is not None:
         if not command:
             raise LaunchError("no agent command given after '--'")
-        program = Path(command[0]).name or command[0]
+        program = program_name(command)
         return LaunchSpec(
             command=AgentCommand(argv=list(command), cwd=cwd, name=program),
             cwd=cwd,
@@ -195,6 +203,7 @@ def _configured(name: str, config: AgentConfig, *, cwd: Path, protocol: int | No
         protocol_version=protocol or config.protocol,
         display_name=config.title or name,
         title=config.title,
+        config_name=name,
     )
 
 

@@ -3,7 +3,9 @@
 Recording must never slow the chat, so the connection's ``tap`` only appends the raw line, its
 direction and the time to a ring buffer (bounded in records and in bytes); everything else is
 worked out when someone looks: the decoded message, its kind, method and id, the response time
-of a request (by matching the reply's id), and the masked form shown or written. Secrets are
+of a request (by matching the reply's id), and the masked form shown or written. A reply the
+connection found no request for is marked (``mark_unmatched``), so that it is named where it is
+shown. Secrets are
 masked wherever a message is shown or written: the values of ``env`` and ``headers`` (MCP
 servers, terminal logins, terminals) and of fields named like a token, key or password.
 
@@ -88,6 +90,8 @@ class WireRecord:
     """``time.time()`` of the same moment."""
     direction: Direction
     raw: bytes
+    unmatched: bool = False
+    """A reply whose id matches no request the client was waiting for (it was skipped)."""
     _summary: tuple[Kind, str, Any] | None = field(default=None, repr=False)
 
     @property
@@ -242,6 +246,8 @@ class WireLog:
         self.seq = 0
         """How many records were ever made (the newest's ``seq``)."""
         self.dropped = 0
+        self._unmatched: dict[int, None] = {}
+        """The ``seq`` of each line kept that held a reply to no request."""
         self.file = file
         self.clock = clock
         self._wall_offset = wall_clock() - clock()
@@ -261,6 +267,23 @@ class WireLog:
         if self.file is not None:
             self.file.write(self._record(entry), self.agent)
 
+    def mark_unmatched(self, _msg_id: object = None) -> None:
+        """The line read last held a reply to no request (the connection skipped it): mark it.
+
+        The connection says so while it handles that line, before it reads another one, so the
+        newest line received is the one (the client may have written lines meanwhile)."""
+        for seq, _at, direction, _raw in reversed(self._ring):
+            if direction != "send":
+                self._unmatched[seq] = None
+                break
+        oldest = self.first_seq
+        while self._unmatched and next(iter(self._unmatched)) < oldest:
+            del self._unmatched[next(iter(self._unmatched))]
+
+    def is_unmatched(self, seq: int) -> bool:
+        """Whether the line ``seq`` (still kept) held a reply to no request."""
+        return seq in self._unmatched and seq >= self.first_seq
+
     def _trim(self) -> None:
         ring = self._ring
         while len(ring) > 1 and (len(ring) > self.max_records or self.bytes > self.max_bytes):
@@ -270,7 +293,12 @@ class WireLog:
     def _record(self, entry: tuple[int, float, str, bytes]) -> WireRecord:
         seq, at, direction, raw = entry
         return WireRecord(
-            seq, at, at + self._wall_offset, "send" if direction == "send" else "recv", raw
+            seq,
+            at,
+            at + self._wall_offset,
+            "send" if direction == "send" else "recv",
+            raw,
+            unmatched=seq in self._unmatched,
         )
 
     def __len__(self) -> int:

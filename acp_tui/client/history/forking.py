@@ -45,7 +45,9 @@ async def fork_with_history(
     if client.capabilities.can_load:
         fork = info.model_copy(update={"session_id": session.session_id})
         try:
-            loaded = await reattach(client, recorder, history, fork, replay=True)
+            loaded = await reattach(
+                client, recorder, history, fork, replay=True, keep=session.transcript
+            )
         except (AgentError, RpcError) as exc:
             log.info("could not load the fork %s: %s", session.session_id, exc)
         else:

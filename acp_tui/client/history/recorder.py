@@ -173,6 +173,10 @@ class SessionRecorder:
             created=created,
         )
 
+    def note_title(self, session_id: str, title: str) -> None:
+        """Index a title the client learnt otherwise than by an update (from `session/list`)."""
+        self.cache.update_info(self.agent_key, session_id, title=_clip(title))
+
     def record_prompt(self, session_id: str, blocks: Sequence[ContentBlock]) -> None:
         """Record a prompt; call it right before sending, so it lands before the reply."""
         unused = self._unused.pop(session_id, None)

@@ -117,11 +117,16 @@ async def reattach(
     *,
     replay: bool,
     progress: Progress | None = None,
+    keep: Transcript | None = None,
 ) -> LiveSession:
     """Open the listed session ``info`` in this client, with or without its history.
 
     Raises `Unsupported` (nothing sent) when the agent cannot reopen sessions, and the agent's
-    errors as they come; the local copy is then untouched.
+    errors as they come; the local copy is then untouched. A replay that brings none of the
+    history (an agent answering `session/load` of a session it does not know with ``{}``)
+    replaces nothing: the local copy stays, and is shown. ``keep`` (the transcript shown until
+    now, of a reload or a fork) is shown instead when the agent replays none of the history:
+    the caller tells by ``session.transcript is keep``.
     """
     session_id = info.session_id
     cwd = Path(info.cwd)
@@ -140,9 +145,18 @@ async def reattach(
     finally:
         if stop_counting is not None:
             stop_counting()
-    agent_replayed = how == "load" or has_history(session.transcript)
+    # What counts is what came: an empty replay is no history (the local copy stays).
+    agent_replayed = has_history(session.transcript)
     recorder.finish_restore(session, replayed=agent_replayed)
-    if local is not None and not agent_replayed:
+    if keep is not None and not agent_replayed:
+        keep.adopt_state(session.transcript)
+        session.transcript = keep
+    elif local is not None and not agent_replayed:
+        local.adopt_state(session.transcript)
+        session.transcript = local
+    elif replay and not agent_replayed:  # load answered with nothing
+        name = client.capabilities.display_name
+        local = _local_copy(history, session_id, name, replayed_nothing=True)
         local.adopt_state(session.transcript)
         session.transcript = local
     elif not replay and not agent_replayed:
@@ -153,15 +167,25 @@ async def reattach(
     return session
 
 
-def _local_copy(history: LocalHistory, session_id: str, agent_name: str) -> Transcript:
-    """The local copy in a transcript, saying where it came from (or that there is none)."""
+def _local_copy(
+    history: LocalHistory, session_id: str, agent_name: str, *, replayed_nothing: bool = False
+) -> Transcript:
+    """The local copy in a transcript, saying where it came from (or that there is none).
+
+    ``replayed_nothing``: the agent was asked to replay the session and sent none of it."""
     transcript = Transcript(session_id)
     try:
         count = history.replay_into(session_id, transcript)
     except Exception:
         log.warning("could not replay the local copy of %s", session_id, exc_info=True)
         transcript, count = Transcript(session_id), 0
-    if count:
+    if replayed_nothing:
+        nothing = f"{agent_name} replayed none of this session's history"
+        if count:
+            transcript.add_notice(f"{nothing}; it is shown from acp-tui's local copy.", "warning")
+        else:
+            transcript.add_notice(f"{nothing}, and acp-tui has no local copy of it.", "warning")
+    elif count:
         transcript.add_notice(LOCAL_COPY_NOTICE)
     else:
         transcript.add_notice(

@@ -95,6 +95,9 @@ class SessionLister:
     listed afresh when it is back."""
     pages: int = 0
     _seen_cursors: set[str] = field(default_factory=set)
+    _folded: dict[str, tuple[SessionInfo, str, str]] = field(default_factory=dict)
+    """Each row's title and id casefolded, kept while its info is the same object: a search
+    key typed over 10,000 rows would otherwise fold them all again."""
 
     # -- filters ---------------------------------------------------------------------------------
 
@@ -125,6 +128,7 @@ class SessionLister:
         self.waiting = False
         self.pages = 0
         self._seen_cursors.clear()
+        self._folded.clear()
 
     def matches(self, info: SessionInfo) -> bool:
         return session_matches(
@@ -262,11 +266,16 @@ class SessionLister:
         needle = self.text.strip().casefold()
         if not needle:
             return list(self.rows.values())
-        return [
-            info
-            for info in self.rows.values()
-            if needle in (info.title or "").casefold() or needle in info.session_id.casefold()
-        ]
+        folded = self._folded
+        shown = []
+        for session_id, info in self.rows.items():
+            known = folded.get(session_id)
+            if known is None or known[0] is not info:
+                known = (info, (info.title or "").casefold(), session_id.casefold())
+                folded[session_id] = known
+            if needle in known[1] or needle in known[2]:
+                shown.append(info)
+        return shown
 
     def add_first(self, info: SessionInfo) -> bool:
         """Put a session this client just created (a fork) first, when it passes the filters."""
@@ -278,6 +287,7 @@ class SessionLister:
     def remove(self, session_ids: Iterable[str]) -> int:
         removed = 0
         for session_id in session_ids:
+            self._folded.pop(session_id, None)
             if self.rows.pop(session_id, None) is not None:
                 removed += 1
         return removed

@@ -18,8 +18,9 @@ class AgentCommand:
     """What to run: argv[0] is looked up on PATH (the PATH of the merged environment)."""
 
     argv: Sequence[str]
-    env: Mapping[str, str] = field(default_factory=dict)
-    """Overrides on top of the parent environment."""
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Overrides on top of the parent environment (often secrets, API keys: not in repr, so
+    not in a log or an error that shows the command)."""
     cwd: Path | None = None
     name: str = "agent"
     """For logs and messages."""

@@ -72,6 +72,19 @@ def image_label(block: ImageContent) -> str:
     return f"[{label} · {sanitize(block.mime_type, 40)} · {format_size(size)}]"
 
 
+ChangeKind = Literal["appended", "updated", "state", "meta"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What changed in a transcript: an entry (by index) or session state such as title, modes
+    or usage."""
+
+    kind: ChangeKind
+    index: int | None = None
+    what: str = ""
+
+
 @dataclass(eq=False, slots=True)
 class Entry:
     """Base of transcript entries; ``revision`` grows on every change."""
@@ -98,20 +111,30 @@ class MessageEntry(Entry):
         entry = cls(role=role, message_id=message_id)
         for block in blocks:
             entry.blocks.append(block)
-            entry.parts.append(block_text(block))
+            entry.parts.append(entry._part(block))
         return entry
 
     def append(self, block: ContentBlock) -> None:
         self.blocks.append(block)
-        self.parts.append(block_text(block))
+        self.parts.append(self._part(block))
         self._text = None
         self.touch()
 
     def set_blocks(self, blocks: Sequence[ContentBlock]) -> None:
         """Replace the whole content (not touched: the caller says what else changed)."""
-        self.blocks = list(blocks)
-        self.parts = [block_text(b) for b in blocks]
+        self.blocks, self.parts = [], []
+        for block in blocks:
+            self.blocks.append(block)
+            self.parts.append(self._part(block))
         self._text = None
+
+    def _part(self, block: ContentBlock) -> str:
+        """The block's text; a label (an attachment, an image) is set apart from the text
+        before it by a space, where text chunks are joined as they come."""
+        text = block_text(block)
+        if isinstance(block, TextContent) or not self.parts or self.parts[-1][-1:].isspace():
+            return text
+        return " " + text
 
     @property
     def text(self) -> str:
@@ -195,6 +218,8 @@ class NoticeEntry(Entry):
     level: Level = "info"
     hint: bool = False
     """A hint about the app (a key to press), not part of the conversation: never exported."""
+    quiet: bool = False
+    """Said in passing (an update the agent sent that was skipped): shown muted."""
 
 
 TranscriptEntry = MessageEntry | ToolCallEntry | PlanEntryBlock | NoticeEntry
@@ -238,3 +263,12 @@ def agent_notice(update: SessionUpdate) -> AgentNotice | None:
         level = "warning" if notice.severity == "warning" else "error"
     description = sanitize(notice.description, 500) if notice.description else None
     return AgentNotice(sanitize(notice.title, 200), description, level)
+
+
+STOP_NOTICES = {
+    "cancelled": "Cancelled.",
+    "max_tokens": "The agent stopped: it reached its token limit.",
+    "max_turn_requests": "The agent stopped: it reached its limit of requests for one turn.",
+    "refusal": "The agent refused to continue.",
+}
+"""What the transcript says of a turn that ended for these reasons."""

@@ -6,6 +6,10 @@ Which files are attached is decided by `acp_tui.client.tools.mentions`. Each att
 PNG, JPEG, GIF or WebP file (by its name and its first bytes) becomes an ``image`` block
 (base64) when the agent advertises ``promptCapabilities.image``. Anything else binary, not
 UTF-8 or larger than the read limit is linked.
+
+The output of a ``!`` command the user ran (`CommandOutput`) goes with the next prompt as
+context: an embedded text ``resource`` for an agent that advertises ``embeddedContext``, else a
+``text`` block saying what it is, so that no agent gets a content kind it did not advertise.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import base64
 import logging
 import mimetypes
 import os
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from acp_tui.client.tools.mentions import IMAGE_SUFFIXES
@@ -130,3 +136,53 @@ def read_text(path: Path, limit: int) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOutput:
+    """What a ``!`` command printed, waiting to go with the next prompt as context."""
+
+    uri: str
+    """Names it in the prompt (``acp-tui://shell/N``): agents show a resource by its URI."""
+    command: str
+    cwd: str
+    output: str
+    exit_code: int | None
+    signal: str | None = None
+    truncated: bool = False
+    """Only the end of the output is kept (the end is where errors and results are)."""
+    stopped: bool = False
+    """The user stopped it (Esc), or it ran out of time, before it ended."""
+
+    @property
+    def how_it_ended(self) -> str:
+        if self.stopped:
+            return "stopped before it ended"
+        if self.signal is not None:
+            return f"killed by {self.signal}"
+        return f"exit code {self.exit_code}"
+
+    def text(self) -> str:
+        """The command, where it ran and how it ended, then its output: what the agent reads."""
+        cut = "; only the end of its output is kept" if self.truncated else ""
+        head = f"$ {self.command}\n(run by the user in {self.cwd}; {self.how_it_ended}{cut})\n"
+        return head + self.output
+
+    @property
+    def lines(self) -> int:
+        return len(self.output.splitlines())
+
+
+def context_block(item: CommandOutput, *, embedded_context: bool) -> ContentBlock:
+    """A ``!`` command's output as a prompt block: a text resource when the agent takes
+    embedded context, else a text block with the output fenced."""
+    if embedded_context:
+        resource = TextResourceContents(uri=item.uri, text=item.text(), mime_type="text/plain")
+        return EmbeddedResource(resource=resource)
+    body = f"$ {item.command}\n{item.output.rstrip()}"
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    cut = ", only the end of its output kept" if item.truncated else ""
+    return TextContent(
+        text=f"A command I ran in {item.cwd} ({item.how_it_ended}{cut}):\n{fence}\n{body}\n{fence}"
+    )

@@ -12,13 +12,15 @@ listeners as a :class:`Change`, so a view re-renders only the entries that chang
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.session.entries import (
+    STOP_NOTICES,
     AgentNotice,
+    Change,
     Level,
     MessageEntry,
     NoticeEntry,
@@ -30,6 +32,7 @@ from acp_tui.client.session.entries import (
     Usage,
     agent_notice,
 )
+from acp_tui.client.session.figures import LONG_TURN, duration
 from acp_tui.client.tools.terminals import AgentTerminal
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.session_config import SessionConfigOption, SessionModeState
@@ -52,18 +55,6 @@ from acp_tui.protocol.updates import (
 )
 
 TurnState = Literal["idle", "running", "requires_action"]
-ChangeKind = Literal["appended", "updated", "state", "meta"]
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """What changed: an entry (by index) or session state such as title, modes or usage."""
-
-    kind: ChangeKind
-    index: int | None = None
-    what: str = ""
-
-
 Listener = Callable[[Change], None]
 
 
@@ -81,6 +72,7 @@ class Transcript:
         self.usage: Usage | None = None
         self.state: TurnState = "idle"
         self.stop_reason: str | None = None
+        self.turn_started: float | None = None  # time.monotonic() of the running turn
         self.unknown_updates = 0
         self.last_notice: AgentNotice | None = None
         """The latest ``notice`` update (announced as a ``meta`` change ``notice``)."""
@@ -91,6 +83,9 @@ class Transcript:
         self.agent_terminals: dict[str, AgentTerminal] = {}
         """The agent-owned terminals (ACP v2) by id; client terminals live in the session."""
         self._echo_index: int | None = None
+        self.user_messages = 0
+        self._dropped: dict[str, int] = {}
+        """Each kind of skipped update said, with ``user_messages`` then (once in a turn)."""
         self._sealed = 0
         """Entries before this index take no more chunks: the turn that wrote them ended."""
         self._listeners: Listeners[[Change]] = Listeners("transcript listener")
@@ -115,6 +110,8 @@ class Transcript:
     def _append(self, entry: TranscriptEntry) -> int:
         entry.touch()
         self.entries.append(entry)
+        if isinstance(entry, MessageEntry) and entry.role == "user":
+            self.user_messages += 1
         index = len(self.entries) - 1
         self._emit(Change("appended", index))
         return index
@@ -343,6 +340,12 @@ class Transcript:
         """Say something that is not a message; ``hint``: about the app, left out of exports."""
         self._append(NoticeEntry(text=text, level=level, hint=hint))
 
+    def note_dropped(self, what: str) -> None:
+        """The agent sent ``what``, which was skipped: said quietly, once per kind per turn."""
+        if self._dropped.get(what) != self.user_messages:
+            self._dropped[what] = self.user_messages
+            self._append(NoticeEntry(text=f"The agent sent {what}: skipped.", quiet=True))
+
     # -- turns -------------------------------------------------------------------------------
 
     def add_user_message(
@@ -357,13 +360,18 @@ class Transcript:
     def begin_turn(self) -> None:
         self._plan_index = None
         self.stop_reason = None
+        self.turn_started = time.monotonic()
         self.set_state("running")
 
     def end_turn(self, stop_reason: str | None) -> None:
         self.stop_reason = stop_reason
         self.seal()
         if stop_reason not in (None, "end_turn"):
-            self.add_notice(_STOP_NOTICES.get(stop_reason, f"The turn ended: {stop_reason}"))
+            self.add_notice(STOP_NOTICES.get(stop_reason, f"The turn ended: {stop_reason}"))
+        took = time.monotonic() - (self.turn_started or time.monotonic())
+        self.turn_started = None
+        if took >= LONG_TURN:  # the time stays on the turn (a hint: not exported)
+            self.add_notice(f"Worked for {duration(took)}", hint=True)
         self.set_state("idle")
 
     def seal(self) -> None:
@@ -382,11 +390,3 @@ class Transcript:
             return None
         entry = self.entries[index]
         return entry if isinstance(entry, ToolCallEntry) else None
-
-
-_STOP_NOTICES = {
-    "cancelled": "Cancelled.",
-    "max_tokens": "The agent stopped: it reached its token limit.",
-    "max_turn_requests": "The agent stopped: it reached its limit of requests for one turn.",
-    "refusal": "The agent refused to continue.",
-}

@@ -24,6 +24,7 @@ from acp_tui.protocol.errors import ErrorCode, RpcError
 __all__ = [
     "Approval",
     "AskingSession",
+    "Origin",
     "TerminalAnswer",
     "TerminalAsk",
     "TerminalMode",
@@ -37,6 +38,9 @@ TerminalMode = Literal["ask", "allow", "deny"]
 TerminalAnswer = Literal["once", "session", "deny"]
 """The user's answer: allow this once, allow it for the session (`Approval`), or deny."""
 
+Origin = Literal["agent", "user"]
+"""Who wants the command run: the agent (``terminal/create``) or the user (a ``!`` command)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Approval:
@@ -48,6 +52,9 @@ class Approval:
     args: tuple[str, ...]
     cwd: str
     env: frozenset[tuple[str, str]]
+    origin: Origin = "agent"
+    """Allowing the user's own ``!`` command for the session never lets the agent run it
+    unasked, nor the other way round."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +69,8 @@ class TerminalAsk:
     """The agent's variables the command gets (after the filter)."""
     dropped_env: tuple[tuple[str, str], ...] = ()
     """The agent's variables the filter drops (the dialog names them)."""
+    origin: Origin = "agent"
+    """Whose command it is: the agent's, or the user's ``!`` command (the dialog says so)."""
 
     @classmethod
     def build(
@@ -71,16 +80,17 @@ class TerminalAsk:
         cwd: str,
         env: Mapping[str, str],
         policy: EnvPolicy,
+        origin: Origin = "agent",
     ) -> TerminalAsk:
         kept, dropped = policy.filter(env)
         dropped_env = tuple((name, env[name]) for name in dropped)
-        return cls(command, tuple(args), cwd, tuple(kept.items()), dropped_env)
+        return cls(command, tuple(args), cwd, tuple(kept.items()), dropped_env, origin)
 
     @property
     def key(self) -> Approval:
         """What "allow this command for the session" remembers (`Approval`)."""
         env = frozenset((*self.env, *self.dropped_env))
-        return Approval(self.command, self.args, self.cwd, env)
+        return Approval(self.command, self.args, self.cwd, env, self.origin)
 
 
 class AskingSession(Protocol):

@@ -4,7 +4,9 @@ Its task runs a loop: start the agent (or first run the terminal login it asked 
 connection until the agent exits or a restart or stop is asked for, and then wait for a restart
 instead of ending, so that Restart is one event and never a race between two workers. A terminal
 login chosen during any call is kept in ``pending_login`` until the loop runs it: nothing
-overwrites it (a restart used to reset it to None and the user looped forever).
+overwrites it (a restart used to reset it to None and the user looped forever). An ``env_var``
+login restarts the agent with the values the user gave (``login_env``, in memory only, kept for
+every later start of this run) and `authenticate`s with it before the agent is called ready.
 
 The states are explicit (``starting``, ``ready``, ``logging_in``, ``exited``, ``failed``,
 ``stopped``) and every change is reported to the Workspace, which tells its slots.
@@ -16,7 +18,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -54,6 +56,7 @@ class Hooks:
     agent_up: Callable[[AgentRuntime], None]
     agent_down: Callable[[AgentRuntime, BaseException | None], None]
     terminal_login: Callable[[AgentRuntime, AuthMethodInfo], Awaitable[bool]]
+    env_login: Callable[[AgentRuntime, AuthMethodInfo], Awaitable[bool]]
     permission_handler: Callable[[AgentRuntime], PermissionHandler]
     elicitation_handler: Callable[[AgentRuntime], ElicitationHandler]
     terminal_policy: Callable[[AgentRuntime], TerminalPolicy]
@@ -92,6 +95,13 @@ class AgentRuntime:
         self.failure: BaseException | None = None
         """The error that stopped the agent's last connection (None after a clean stop)."""
         self.pending_login: AuthMethodInfo | None = None
+        self.next_launch: LaunchSpec | None = None
+        """What the agent starts with at its next restart (a reloaded config changed it)."""
+        self.pending_env_login: AuthMethodInfo | None = None
+        """An ``env_var`` login to `authenticate` with once the agent is up again."""
+        self.login_env: dict[str, str] = {}
+        """Values the user gave for ``env_var`` logins: set for each start of the agent in this
+        run, never written anywhere (saving them in the config is the user's own choice)."""
         self._name: str | None = None
         self.connections = 0
         """How many times the agent connected (a restart makes it one more)."""
@@ -166,10 +176,37 @@ class AgentRuntime:
         if self._starting is not None:
             self._starting.cancel()
 
+    def reconfigure(self, launch: LaunchSpec, restart_with: LaunchSpec | None = None) -> None:
+        """A reloaded config: ``launch`` takes effect now (its settings, its MCP servers for the
+        sessions opened from now on, its title), ``restart_with`` at the next restart."""
+        self.launch = launch
+        self.next_launch = restart_with
+        client = self.client
+        if client is not None:
+            client.mcp_servers = launch.mcp_servers
+            client.terminal_policy = self.hooks.terminal_policy(self)
+        self.hooks.agent_changed(self)
+
     def login_and_restart(self, method: AuthMethodInfo) -> None:
         """Run ``method`` (a terminal login) before the agent starts again."""
         self.pending_login = method
         self.restart()
+
+    def env_login_and_restart(self, method: AuthMethodInfo, values: dict[str, str]) -> None:
+        """Start the agent again with ``values`` in its environment, and log in with
+        ``method`` (an ``env_var`` login) before it is ready."""
+        self.login_env.update(values)
+        self.pending_env_login = method
+        self.restart()
+
+    @property
+    def started_launch(self) -> LaunchSpec:
+        """The launch as the agent is started: with the ``env_var`` logins' values."""
+        if not self.login_env:
+            return self.launch
+        command = self.launch.command
+        env = {**command.env, **self.login_env}
+        return replace(self.launch, command=replace(command, env=env))
 
     def stop(self) -> None:
         """Stop the agent for good (gracefully: EOF, TERM, KILL to its group), and end a
@@ -187,6 +224,8 @@ class AgentRuntime:
         """Keep the agent for as long as it is wanted; returns once stopped."""
         while not self._stopping:
             self._restart = False
+            if self.next_launch is not None:  # a changed config, taken at this restart
+                self.launch, self.next_launch = self.next_launch, None
             login, self.pending_login = self.pending_login, None
             if login is not None:
                 self._set("logging_in", f"logging in: {login.name}…")
@@ -212,7 +251,7 @@ class AgentRuntime:
         error: BaseException | None = None
         try:
             async with connect(
-                self.launch,
+                self.started_launch,
                 permission_handler=self.hooks.permission_handler(self),
                 elicitation_handler=self.hooks.elicitation_handler(self),
                 terminal_policy=self.hooks.terminal_policy(self),
@@ -221,10 +260,15 @@ class AgentRuntime:
             ) as client:
                 self._starting = None  # up: stop and restart go through the wake event
                 self.client = client
+                client.connection.on_unmatched_reply = self.wire.mark_unmatched
                 self.connections += 1
                 self.recorder.attach(client)
                 self.error = None
                 self.failure = None
+                method, self.pending_env_login = self.pending_env_login, None
+                if method is not None:  # a failed login was said; what needs it asks again
+                    self._set("logging_in", f"logging in: {method.name}…")
+                    await self.hooks.env_login(self, method)
                 self._set("ready", "ready")
                 self._signal_ready()
                 self.hooks.agent_up(self)

@@ -20,13 +20,24 @@ from acp_tui.protocol.client_methods import (
 )
 
 if TYPE_CHECKING:
-    from acp_tui.client.agent.capabilities import AuthMethodInfo
+    from acp_tui.client.agent.auth_methods import AuthMethodInfo, EnvVarSpec
     from acp_tui.client.session.elicitation import Answer, Elicitation
     from acp_tui.client.tools.terminal_gate import TerminalAnswer, TerminalAsk
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
+    from acp_tui.client.workspace.env_login import EnvAnswer
     from acp_tui.client.workspace.slots import SessionSlot
 
-__all__ = ["Headless", "Interaction", "TerminalRun"]
+__all__ = ["Headless", "Interaction", "TerminalRun", "offered_method"]
+
+
+def offered_method(method: AuthMethodInfo) -> str:
+    """A login method for a message: its id, name, and how it logs in when that is not by
+    asking the agent."""
+    if method.terminal:
+        return f"{method.id} ({method.name}, in the terminal: run acp-tui to use it)"
+    if method.env_var and method.env_vars:
+        return f"{method.id} ({method.name}, type env_var: reads {method.variables})"
+    return f"{method.id} ({method.name})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +64,13 @@ class Interaction(Protocol):
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
     ) -> AuthMethodInfo | None: ...
+
+    async def ask_env_vars(
+        self, agent: AgentRuntime, method: AuthMethodInfo, missing: tuple[EnvVarSpec, ...]
+    ) -> EnvAnswer | None:
+        """The values of an ``env_var`` login's ``missing`` variables (secrets: masked), and
+        whether to save them; None when the user cancels."""
+        ...
 
     async def confirm_without_roots(
         self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
@@ -87,15 +105,14 @@ class Headless:
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str
     ) -> AuthMethodInfo | None:
-        """The method named by ``auth``; else an error naming the methods and the flag."""
-        from acp_tui.client.errors import AgentError
+        """The method named by ``auth``; else an error naming the methods and the flag.
 
-        usable = [m for m in methods if m.usable and not m.terminal]
-        offered = ", ".join(
-            f"{m.id} ({m.name}{', in the terminal: run acp-tui to use it' if m.terminal else ''})"
-            for m in methods
-            if m.usable
-        )
+        An ``env_var`` method is taken when the agent has its values (acp-tui's environment,
+        the agent's configured env): nobody is there to type them."""
+        from acp_tui.client.errors import AgentError
+        from acp_tui.client.workspace.env_login import missing_vars
+
+        offered = ", ".join(offered_method(m) for m in methods if m.usable)
         name = agent.display_name
         if self.auth is None:
             raise AgentError(
@@ -104,12 +121,30 @@ class Headless:
         chosen = next((m for m in methods if m.id == self.auth), None)
         if chosen is None:
             raise AgentError(f"{name} offers no login {self.auth!r}; it offers: {offered}")
-        if chosen not in usable:
+        if chosen.terminal:
             raise AgentError(
-                f"{self.auth!r} is a login {name} runs in a terminal: run acp-tui once to log "
-                "in that way, or pass --auth with another method"
+                f"{self.auth!r} is a login of type 'terminal', which {name} runs in a terminal: "
+                "run acp-tui once to log in that way, or pass --auth with another method"
+            )
+        if not chosen.usable:
+            raise AgentError(
+                f"{self.auth!r} is a login of type {chosen.kind!r}, which acp-tui cannot run; "
+                f"pass --auth with another method: {offered}"
+            )
+        missing = missing_vars(agent, chosen)
+        if missing:
+            names = " and ".join(var.name for var in missing)
+            raise AgentError(
+                f"{self.auth!r} is a login of type 'env_var': {name} reads {names}, which is "
+                "not set; set it in the environment (or in the agent's env in the config) "
+                "and try again"
             )
         return chosen
+
+    async def ask_env_vars(
+        self, agent: AgentRuntime, method: AuthMethodInfo, missing: tuple[EnvVarSpec, ...]
+    ) -> EnvAnswer | None:
+        return None  # nobody to type them: `choose_auth_method` said which to set
 
     async def confirm_without_roots(
         self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str

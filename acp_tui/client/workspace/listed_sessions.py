@@ -11,25 +11,23 @@ next message opens a new session there.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.history.session_text import display_title
-from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.workspace.events import (
     ActionProgress,
     AgentChanged,
     SessionInfoChanged,
-    SessionRenamed,
     SessionsChanged,
-    SessionShown,
+    TurnChanged,
 )
 from acp_tui.client.workspace.gating import why_unavailable
 from acp_tui.client.workspace.opening import describe
-from acp_tui.client.workspace.slots import OpenExisting, OpenNew, SessionSlot
+from acp_tui.client.workspace.slots import OpenNew, SessionSlot
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.methods import ListSessionsResponse, SessionInfo
 from acp_tui.protocol.updates import SessionInfoUpdate, SessionUpdate
@@ -39,7 +37,6 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
     from acp_tui.client.workspace.board import Board
     from acp_tui.client.workspace.login import Authenticated
-    from acp_tui.store.transcripts import TranscriptCache
 
 __all__ = ["GONE_NEXT", "ListedSessions", "LoggedInListing"]
 
@@ -47,13 +44,23 @@ log = logging.getLogger(__name__)
 
 GONE_NEXT = "Your next message starts a new session."
 
+TITLE_PAGES = 3
+"""How many pages of `session/list` a tab without a title looks through for its session."""
+
+Titled = Callable[["AgentRuntime", Any], None]
+"""Told each page of `session/list` an agent answered (raw or validated): the titles in it
+name the tabs the agent gave no title."""
+
 
 class LoggedInListing:
     """`session/list` through the Workspace: a login the agent asks for is run first."""
 
-    def __init__(self, authenticated: Authenticated, agent: AgentRuntime) -> None:
+    def __init__(
+        self, authenticated: Authenticated, agent: AgentRuntime, listed: Titled | None = None
+    ) -> None:
         self.authenticated = authenticated
         self.agent = agent
+        self.listed = listed
 
     async def list_sessions(
         self,
@@ -65,12 +72,15 @@ class LoggedInListing:
         client = self.agent.client
         if client is None:
             raise AgentError("the agent is not running")
-        return await self.authenticated(
+        page = await self.authenticated(
             self.agent,
             lambda: client.list_sessions(
                 cwd=cwd, cursor=cursor, additional_directories=additional_directories
             ),
         )
+        if self.listed is not None:
+            self.listed(self.agent, page.sessions)
+        return page
 
     async def list_sessions_raw(
         self,
@@ -82,37 +92,39 @@ class LoggedInListing:
         client = self.agent.client
         if client is None:
             raise AgentError("the agent is not running")
-        return await self.authenticated(
+        raw = await self.authenticated(
             self.agent,
             lambda: client.list_sessions_raw(
                 cwd=cwd, cursor=cursor, additional_directories=additional_directories
             ),
         )
+        if self.listed is not None and isinstance(raw, dict):
+            self.listed(self.agent, raw.get("sessions"))
+        return raw
 
 
 class ListedSessions:
     """What the session browser and `acp-tui sessions` do to sessions (``ws.sessions``).
 
-    It receives the ``board``, ``authenticated`` (the agent may ask for a login first),
-    ``reopen`` (`Opening.open`: a reloaded session opens again in its slot) and ``titles``
-    (the transcript cache, which keeps the local titles).
+    It receives the ``board``, ``authenticated`` (the agent may ask for a login first) and
+    ``reload`` (`Opening.reload`: the agent replays a tab's session in place).
     """
 
     def __init__(
         self,
         board: Board,
         authenticated: Authenticated,
-        reopen: Callable[[SessionSlot], None],
-        titles: TranscriptCache,
+        reload: Callable[[SessionSlot], Awaitable[bool]],
     ) -> None:
         self.board = board
         self.authenticated = authenticated
-        self.reopen = reopen
-        self.titles = titles
-        board.on(SessionShown, self.session_shown)
+        self._reload = reload
         self._watched: dict[AgentRuntime, tuple[AgentClient, Callable[[], None]]] = {}
         """The connection of each agent whose session updates are followed."""
+        self._looking: set[int] = set()
+        """The slots whose title is being looked for in `session/list` (see `turn_changed`)."""
         board.on(AgentChanged, self.agent_changed)
+        board.on(TurnChanged, self.turn_changed)
 
     def agent_changed(self, event: AgentChanged) -> None:
         """Follow what a (re)connected agent says of its sessions' titles."""
@@ -136,34 +148,81 @@ class ListedSessions:
             info = SessionInfoChanged(agent, session_id, update.title, update.updated_at, given)
             self.board.emit(info)
 
-    # -- local titles ----------------------------------------------------------------------------
-
-    def local_titles(self, agent: AgentRuntime) -> dict[str, str]:
-        """The titles the user gave ``agent``'s sessions here, by session id."""
-        try:
-            return self.titles.local_titles(agent.key)
-        except Exception:
-            log.warning("cannot read the local titles", exc_info=True)
-            return {}
-
-    def session_shown(self, event: SessionShown) -> None:
-        slot = event.slot
-        sid = slot.session_id
-        slot.local_title = self.local_titles(slot.agent).get(sid) if sid is not None else None
-
-    def rename(self, agent: AgentRuntime, session_id: str, title: str | None) -> str | None:
-        """Give a session a local title (None or blank: back to the agent's); the title as
-        kept. Raises OSError when it cannot be kept."""
-        kept = self.titles.set_local_title(agent.key, session_id, title)
-        for slot in self.board.slots_of(agent):
-            if slot.session_id == session_id:
-                slot.local_title = kept
-        self.board.emit(SessionRenamed(agent, session_id, kept))
-        return kept
-
     def listing(self, agent: AgentRuntime) -> LoggedInListing:
-        """`session/list` of ``agent`` for a lister, logging in first when the agent asks."""
-        return LoggedInListing(self.authenticated, agent)
+        """`session/list` of ``agent`` for a lister, logging in first when the agent asks;
+        the titles listed name the tabs the agent left untitled (`titles_listed`)."""
+        return LoggedInListing(self.authenticated, agent, self.titles_listed)
+
+    # -- titles from session/list --------------------------------------------------------
+
+    def turn_changed(self, event: TurnChanged) -> None:
+        """A turn ended in a tab whose session has no title: many agents never send
+        `session_info_update` but list their sessions titled (by the first prompt, or a
+        summary), so the tab looks for its title there (a few pages, once at a time)."""
+        slot = event.slot
+        session, agent = slot.session, slot.agent
+        caps = agent.capabilities
+        if session is None or session.title is not None or not slot.prompted:
+            return
+        if session.transcript.state != "idle" or caps is None or not caps.can_list:
+            return
+        if slot.id in self._looking:
+            return
+        self._looking.add(slot.id)
+        self.board.spawn(lambda: self._look_up_title(slot), f"title of slot {slot.id}")
+
+    async def _look_up_title(self, slot: SessionSlot) -> None:
+        """Page through `session/list` of the slot's cwd until its session is found."""
+        agent, session = slot.agent, slot.session
+        client = agent.client
+        try:
+            cursor: str | None = None
+            for _page in range(TITLE_PAGES):
+                if client is None or session is None or session.title is not None:
+                    return
+                page = await client.list_sessions(cwd=session.cwd, cursor=cursor)
+                self.titles_listed(agent, page.sessions)
+                if any(info.session_id == session.session_id for info in page.sessions):
+                    return
+                cursor = page.next_cursor
+                if not cursor:
+                    return
+        except (AgentError, RpcError) as exc:  # a title is not worth a login or an error
+            log.info("could not look up the title of %s: %s", slot.session_id, exc)
+        finally:
+            self._looking.discard(slot.id)
+
+    def titles_listed(self, agent: AgentRuntime, sessions: Any) -> None:
+        """Give the titles in a page of `session/list` (validated, or raw) to the tabs of
+        ``agent`` whose session the agent never titled: said like a `session_info_update`
+        (`SessionInfoChanged`), and kept in the local history's index."""
+        if not isinstance(sessions, list):
+            return
+        untitled = {
+            slot.session.session_id: slot.session
+            for slot in self.board.slots_of(agent)
+            if slot.session is not None and slot.session.title is None
+        }
+        if not untitled:
+            return
+        for item in sessions:
+            session_id: object
+            title: object
+            if isinstance(item, SessionInfo):
+                session_id, title = item.session_id, item.title
+            elif isinstance(item, dict):
+                session_id, title = item.get("sessionId"), item.get("title")
+            else:
+                continue
+            if not isinstance(title, str) or not title.strip():
+                continue
+            session = untitled.pop(session_id, None) if isinstance(session_id, str) else None
+            if session is None:
+                continue
+            session.transcript.apply(SessionInfoUpdate(title=title))
+            agent.recorder.note_title(session.session_id, title)
+            given = frozenset({"title"})
+            self.board.emit(SessionInfoChanged(agent, session.session_id, title, None, given))
 
     def open_ids(self, agent: AgentRuntime) -> set[str]:
         """The sessions of ``agent`` open in this client."""
@@ -227,34 +286,10 @@ class ListedSessions:
         self.board.emit(ActionProgress(agent, f"Closed {label}"))
         return True
 
-    async def reload(self, slot: SessionSlot) -> None:
-        """Open a slot's session again with the agent's replay: closed first (`session/close`
-        where advertised, else only here), then restored into the same slot."""
-        agent, session = slot.agent, slot.session
-        client = agent.client
-        if session is None or client is None:
-            return
-        info = SessionInfo(
-            session_id=session.session_id,
-            cwd=str(slot.cwd),
-            additional_directories=[str(d) for d in slot.additional_directories],
-            title=slot.title,
-        )
-        caps = client.capabilities
-        try:
-            if caps.can_close:
-                await client.close_session(session.session_id)
-            else:
-                await client.let_go(session.session_id)
-        except (AgentError, RpcError) as exc:
-            self.board.emit(
-                ActionProgress(agent, f"Could not close it first: {describe(exc)}", "error")
-            )
-            return
-        slot.placeholder = Transcript(session.session_id)
-        slot.session = None
-        slot.intent = OpenExisting(info, replay=True)
-        self.reopen(slot)
+    async def reload(self, slot: SessionSlot) -> bool:
+        """Have the agent replay a tab's session there (`Opening.reload`); True when it did,
+        else the tab keeps its session and says why."""
+        return await self._reload(slot)
 
     async def delete_listed(
         self, agent: AgentRuntime, infos: list[SessionInfo], *, keep_local: bool = False

@@ -6,7 +6,10 @@ form understood) and any an error carries in its ``data``. An agent-type method 
 `authenticate` (v2 `auth/login`) while the slot's status says so; it can be cancelled (Esc in
 the chat: `$/cancel_request` is sent) and the user is asked again. A terminal method restarts
 the agent: it runs first, in the real terminal (the UI suspends itself), and the call that
-needed it is retried once the agent is back. A method of an unknown type is shown, never run.
+needed it is retried once the agent is back. An ``env_var`` method uses the values of its
+variables the agent already has (then it only `authenticate`s), else asks for them (masked),
+starts the agent again with them and `authenticate`s before anything else (`env_login`). A
+method of an unknown type is shown, never run.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import anyio
 
 from acp_tui.client.agent.capabilities import AuthMethodInfo, auth_methods_in_error
-from acp_tui.client.errors import AgentError, LoginRestart
+from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.workspace.agent_runtime import AgentRuntime, login_command
+from acp_tui.client.workspace.env_login import missing_vars, save_in_config
 from acp_tui.client.workspace.events import Notice
+from acp_tui.config.edit import ConfigEditError
 from acp_tui.protocol.jsonrpc import RpcError
 
 if TYPE_CHECKING:
@@ -99,10 +104,57 @@ class Login:
             if method.terminal:
                 agent.login_and_restart(method)
                 raise LoginRestart(f"logging in from the terminal: {method.name}")
-            if await self._agent_login(agent, method):
+            if method.env_var:
+                if await self._env_login(agent, method):
+                    agent.logins += 1
+                    return
+            elif await self._agent_login(agent, method):
                 agent.logins += 1
                 return
             reason = f"The login with {method.name} was cancelled. {exc.said}"
+
+    async def _env_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool:
+        """An ``env_var`` login: `authenticate` when the agent has every value it needs, else
+        ask for them and start the agent again with them (`LoginRestart`); False: cancelled."""
+        missing = missing_vars(agent, method)
+        if not missing:
+            return await self._agent_login(agent, method)
+        answer = await self.interaction.ask_env_vars(agent, method, missing)
+        if answer is None:
+            return False
+        asked = {var.name for var in missing}
+        values = {k: v for k, v in answer.values.items() if k in asked and v}
+        if any(not var.optional and var.name not in values for var in missing):
+            return False
+        names = " and ".join(values)
+        if answer.save:
+            try:
+                note = save_in_config(agent, values)
+            except ConfigEditError as exc:
+                text = f"Could not save {names} in the config ({exc}); used for this run only."
+                self.board.tell(agent, text, "warning")
+            else:
+                where = agent.paths.config_file
+                saved = f"Saved {names} in the agent's env in {where}."
+                self.board.tell(agent, f"{saved} {note}" if note else saved)
+        agent.env_login_and_restart(method, values)
+        raise LoginRestart(f"starting the agent again with {names} set: {method.name}")
+
+    async def env_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool:
+        """`authenticate` with an ``env_var`` method once the agent started again with its
+        values; a failure is said, and what needs the login asks again."""
+        try:
+            done = await self._agent_login(agent, method)
+        except AgentExited:
+            raise
+        except (AgentError, RpcError) as exc:
+            text = f"The login {method.name} did not succeed: {exc}"
+            self.board.tell(agent, text, "error")
+            return False
+        if done:
+            agent.logins += 1
+            self.board.tell(agent, f"Logged in with {method.name}.")
+        return done
 
     async def _agent_login(self, agent: AgentRuntime, method: AuthMethodInfo) -> bool:
         """`authenticate` with ``method``, cancellable (`cancel_login`); False if cancelled."""
@@ -110,7 +162,7 @@ class Login:
         if client is None:
             raise AgentError("the agent is gone")
         cancelled = agent.login_cancel = anyio.Event()
-        agent.status = f"logging in with {method.name}… (Esc cancels)"
+        agent.status = f"logging in with {method.name}…"  # the status line adds "Esc cancels"
         self.board.agent_changed(agent)
         try:
             async with anyio.create_task_group() as tg:

@@ -14,12 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_tui.client.agent.waits import SETUP_CALLS, Waiting
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.history.forking import fork_with_history
 from acp_tui.client.history.restore import reattach, reopen
 from acp_tui.client.history.session_text import display_title
+from acp_tui.client.session.entries import Change
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import Change
 from acp_tui.client.workspace.events import (
     ActionProgress,
     Notice,
@@ -28,7 +29,7 @@ from acp_tui.client.workspace.events import (
     SlotRemoved,
     TurnChanged,
 )
-from acp_tui.client.workspace.slots import OpenFork, OpenNew, SessionSlot
+from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.recent_roots import recent_roots_for_project
@@ -70,6 +71,22 @@ class Opening:
         self.board.set_state(slot, "opening", "opening a session…")
         self.board.spawn(lambda: self._open(slot), f"opening slot {slot.id}")
 
+    def waiting(self, slot: SessionSlot) -> Waiting | None:
+        """The agent call the slot has waited for longest while its session opens (or its
+        agent logs in), if one waits: the status line counts its seconds."""
+        client = slot.agent.client
+        if client is None or (slot.state != "opening" and slot.agent.login_cancel is None):
+            return None
+        return client.clock.longest(SETUP_CALLS)
+
+    def cancel(self, slot: SessionSlot) -> bool:
+        """Esc while the slot's session opens: stop waiting for the agent (the request is
+        cancelled, and the tab says so); False when nothing waits."""
+        client = slot.agent.client
+        if client is None or slot.state != "opening":
+            return False
+        return client.clock.cancel(SETUP_CALLS)
+
     def forget(self, event: SlotRemoved) -> None:
         """A slot is gone: its session's changes are no longer followed."""
         unwatch = self._unwatch.pop(event.slot.id, None)
@@ -108,6 +125,8 @@ class Opening:
                 self.board.set_state(slot, "failed", "no session open: Ctrl+N starts one")
             return
         slot.opened_from = None
+        if isinstance(slot.intent, OpenNew) and slot.intent.notice and old is None:
+            session.transcript.add_notice(slot.intent.notice)
         self._show(slot, session)
 
     async def _by_intent(self, slot: SessionSlot, client: AgentClient) -> LiveSession | None:
@@ -190,6 +209,78 @@ class Opening:
         self.board.emit(SessionsChanged(agent, added=new))
         return session
 
+    async def reload(self, slot: SessionSlot) -> bool:
+        """Have the agent replay the session open in ``slot`` there; True when it did.
+
+        The tab keeps its session while the agent replays it (nothing is closed first: an
+        agent may forget a closed session, as pydantic-acp does). When the agent refuses
+        (agentao answers -32600 for a session already active) or replays none of it
+        (pydantic-acp answers ``{}`` for a session it does not know), the tab keeps its live
+        session and transcript and says the reload failed and why; what was queued meanwhile
+        goes to that session.
+        """
+        agent, live = slot.agent, slot.session
+        client = agent.client
+        if live is None or client is None or not slot.live:
+            return False
+        info = SessionInfo(
+            session_id=live.session_id,
+            cwd=str(slot.cwd),
+            additional_directories=[str(d) for d in slot.additional_directories],
+            title=slot.title,
+        )
+        if slot.busy:
+            self._reload_failed(slot, live, "a turn is running there; reload once it ends")
+            return False
+        label = display_title(info)
+        self.board.set_state(slot, "opening", "reloading the session…")
+        self.board.emit(ActionProgress(agent, f"Reloading {label}…"))
+
+        def progress(count: int) -> None:
+            self.board.emit(ActionProgress(agent, f"Reloading {label}… {count} updates"))
+
+        try:
+            session = await self.authenticated(
+                agent,
+                lambda: reattach(
+                    client,
+                    agent.recorder,
+                    agent.history,
+                    info,
+                    replay=True,
+                    progress=progress,
+                    keep=live.transcript,
+                ),
+            )
+        except LoginRestart:
+            self.board.set_state(slot, "starting", agent.status)
+            return False
+        except AgentExited:
+            return False  # the runtime reports the exit; the session reopens after a restart
+        except (AgentError, RpcError) as exc:
+            self._reload_failed(slot, live, describe(exc))
+            return False
+        session.allowed_commands |= live.allowed_commands
+        if slot not in self.board.slots:
+            return False
+        if session.transcript is live.transcript:
+            why = f"{client.capabilities.display_name} replayed none of its history"
+            self._reload_failed(slot, session, why)
+            return False
+        slot.intent = OpenExisting(info, replay=True)
+        self._show(slot, session)
+        self.board.emit(ActionProgress(agent, f"Reloaded {label}"))
+        return True
+
+    def _reload_failed(self, slot: SessionSlot, session: LiveSession, why: str) -> None:
+        """Say why the reload failed, in the tab (it stays) and in passing; the tab shows its
+        live session again, and its queue goes there."""
+        text = f"The reload failed: {why}. This tab keeps its session."
+        session.transcript.add_notice(text, "error")
+        self.board.emit(ActionProgress(slot.agent, text, "error"))
+        self.board.emit(Notice(text, "error", slot))
+        self._show(slot, session)
+
     def _open_failed(self, slot: SessionSlot, exc: BaseException) -> None:
         what = "Could not open a session"
         intent = slot.intent
@@ -218,8 +309,6 @@ class Opening:
     def _show(self, slot: SessionSlot, session: LiveSession) -> None:
         slot.session = session
         slot.cwd, slot.additional_directories = session.cwd, session.additional_directories
-        if isinstance(slot.intent, OpenNew) and slot.intent.notice:
-            session.transcript.add_notice(slot.intent.notice)
         unwatch = self._unwatch.pop(slot.id, None)
         if unwatch is not None:
             unwatch()
@@ -230,16 +319,9 @@ class Opening:
         self.board.emit(SessionShown(slot))  # the prompt queue drains on it
 
     def _transcript_changed(self, slot: SessionSlot, change: Change) -> None:
-        """The turn's state, and the agent's notices, from the session shown."""
+        """The turn's state of the session shown (its notices are `Notices`' own)."""
         if change.kind == "state":
             self.board.emit(TurnChanged(slot))
-        elif change.kind == "meta" and change.what == "notice" and slot.session is not None:
-            notice = slot.session.transcript.last_notice
-            if notice is not None:  # the agent's notice: in passing, never kept
-                text = (
-                    f"{notice.title}\n{notice.description}" if notice.description else notice.title
-                )
-                self.board.emit(Notice(text, notice.level, slot))
 
     async def _close_quietly(self, client: AgentClient, session: LiveSession) -> None:
         if client.capabilities.can_close:

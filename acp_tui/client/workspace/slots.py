@@ -20,6 +20,7 @@ from acp_tui.client.workspace.prompt_queue.waiting import SlotQueue
 
 if TYPE_CHECKING:
     from acp_tui.client.session.live_session import LiveSession
+    from acp_tui.client.session.prompt_blocks import CommandOutput
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
     from acp_tui.protocol.methods import SessionInfo
 
@@ -85,6 +86,9 @@ class SessionSlot:
     """What the slot is doing or why it waits, in words (shown while it is not ready)."""
     queue: SlotQueue = field(default_factory=SlotQueue)
     """The prompts waiting to be sent here, and the one being sent."""
+    context: list[CommandOutput] = field(default_factory=list)
+    """The output of ``!`` commands, going with the next prompt sent here (the user may take
+    it off first)."""
     attention: Attention | None = None
     prompted: bool = False
     """Whether any prompt was sent in this slot's session (an unused session is not kept)."""

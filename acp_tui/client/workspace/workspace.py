@@ -16,7 +16,10 @@ what they share is its `Board`. Everything else is done by its parts, by name:
 * ``ws.sessions``: what a session browser does to the listed sessions, gated with the reason
   (`acp_tui.client.workspace.listed_sessions`);
 * ``ws.questions``: the agent's questions for the user, one at a time
-  (`acp_tui.client.workspace.questions`).
+  (`acp_tui.client.workspace.questions`);
+* ``ws.notices``: the agents' notices, said in their session's tab, also those that come
+  before the tab shows it (`acp_tui.client.workspace.notices`);
+* ``ws.shell``, the user's ``!`` commands; ``ws.config``, the settings read again on demand.
 
 Every operation runs in the Workspace's task group and reports through events; none raises
 into the UI. Errors become notices in the slot's transcript (they stay) and a Notice event.
@@ -26,7 +29,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -40,13 +42,18 @@ from acp_tui.client.history import continuing
 from acp_tui.client.history.recorder import agent_key_for
 from acp_tui.client.workspace.agent_runtime import AgentRuntime, Connect, Hooks
 from acp_tui.client.workspace.board import Board
+from acp_tui.client.workspace.config_reload import ConfigReload
 from acp_tui.client.workspace.events import Notice, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless, Interaction
 from acp_tui.client.workspace.listed_sessions import ListedSessions
+from acp_tui.client.workspace.local_titles import LocalTitles
 from acp_tui.client.workspace.login import Login
+from acp_tui.client.workspace.notices import Notices
 from acp_tui.client.workspace.opening import Opening
 from acp_tui.client.workspace.prompt_queue.sending import PromptQueue
 from acp_tui.client.workspace.questions import Questions
+from acp_tui.client.workspace.roots_offer import RootsOffer
+from acp_tui.client.workspace.shell import ShellCommands
 from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.config.settings import Settings
@@ -63,20 +70,6 @@ STOP_WITHIN = 15.0
 """How long leaving the Workspace waits for every agent to be gone (EOF, TERM, KILL)."""
 
 NOTHING_TO_CONTINUE = "No earlier session in this folder to continue: this one is new."
-
-
-@dataclass(frozen=True, slots=True)
-class RootsOffer:
-    """A new session, ready to be opened once its extra roots are chosen: its agent (running),
-    its cwd, the roots proposed, those used recently in the cwd, and whether the agent takes
-    extra roots at all (``supported``; ``reason`` says why not)."""
-
-    agent: AgentRuntime
-    cwd: Path
-    roots: tuple[Path, ...]
-    recent: list[Path]
-    supported: bool
-    reason: str | None
 
 
 class Workspace:
@@ -105,16 +98,19 @@ class Workspace:
         """The slots, the current one and the event stream, shared by the parts."""
         self.login = Login(self.board, self.interaction)
         self.questions = Questions(self.board, self.interaction)
+        self.notices = Notices(self.board)
         self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
-        self.sessions = ListedSessions(
-            self.board, self.login.authenticated, self.opening.open, self.cache
-        )
+        self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.reload)
+        self.titles = LocalTitles(self.board, self.cache)
+        self.shell = ShellCommands(self.board, self.questions.terminal_policy)
+        self.config = ConfigReload(self.paths.config_file, lambda: list(self.agents.values()))
         self.hooks = Hooks(
             agent_changed=self.board.agent_changed,
             agent_up=self.agent_up,
             agent_down=self.agent_down,
             terminal_login=self.login.terminal_login,
+            env_login=self.login.env_login,
             permission_handler=self.questions.permission_handler,
             elicitation_handler=self.questions.elicitation_handler,
             terminal_policy=self.questions.terminal_policy,
@@ -298,7 +294,9 @@ class Workspace:
         return self.open_listed(agent, info, replay=True)
 
     def open_launch(self, launch: LaunchSpec) -> None:
-        """Open what the command line asked for: the session it continues, else a new one."""
+        """Open what the command line asked for (its settings in effect): the session it
+        continues, else a new one."""
+        self.config.settings = launch.settings
         agent = self.agent_for(launch)
         if launch.continue_last or launch.session_id:
             session_id = launch.session_id
@@ -321,7 +319,7 @@ class Workspace:
                     cwd=cwd,
                     agent_name=agent_name,
                     command=None,
-                    settings=settings or Settings(),
+                    settings=settings or self.config.settings,
                     paths=self.paths,
                     protocol=None,
                 )

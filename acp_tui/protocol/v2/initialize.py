@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, Tag
 
 from acp_tui.protocol.base import Lenient, SkipInvalid, WireModel
-from acp_tui.protocol.capabilities import CapabilityMarker, Implementation
+from acp_tui.protocol.capabilities import AuthEnvVar, CapabilityMarker, Implementation
 from acp_tui.protocol.client_methods import EnvVariable
 from acp_tui.protocol.unions import UNKNOWN, TaggedModel, lenient_factory, open_union
 
@@ -26,6 +26,7 @@ __all__ = [
     "AuthCapabilities",
     "AuthMethod",
     "AuthMethodAgent",
+    "AuthMethodEnvVar",
     "AuthMethodTerminal",
     "CapabilityMarker",
     "ClientCapabilities",
@@ -127,6 +128,15 @@ class AuthMethodTerminal(_AuthMethodFields):
     env: Annotated[SkipInvalid[EnvVariable], lenient_factory(list)] = Field(default_factory=list)
 
 
+class AuthMethodEnvVar(_AuthMethodFields):
+    """A login by environment variables (UNSTABLE): the client starts the agent with them set,
+    then calls `auth/login` with this method."""
+
+    type: Literal["env_var"] = "env_var"
+    vars: Annotated[SkipInvalid[AuthEnvVar], lenient_factory(list)] = Field(default_factory=list)
+    link: Lenient[str] = None
+
+
 class UnknownAuthMethod(_AuthMethodFields):
     """An auth method of a type this client does not know (kept, never used to log in)."""
 
@@ -136,8 +146,9 @@ class UnknownAuthMethod(_AuthMethodFields):
 AuthMethod = Annotated[
     Annotated[AuthMethodAgent, Tag("agent")]
     | Annotated[AuthMethodTerminal, Tag("terminal")]
+    | Annotated[AuthMethodEnvVar, Tag("env_var")]
     | Annotated[UnknownAuthMethod, Tag(UNKNOWN)],
-    open_union("type", {"agent", "terminal"}),
+    open_union("type", {"agent", "terminal", "env_var"}),
 ]
 """An auth method discriminated on the required ``type``."""
 

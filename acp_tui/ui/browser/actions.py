@@ -7,6 +7,7 @@ nothing undoes it. The Workspace runs what was chosen; the panel runs these in i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from acp_tui.client.history.session_text import display_title
@@ -26,14 +27,12 @@ __all__ = ["confirm_delete", "reload_or_show"]
 async def reload_or_show(app: App[int], ws: Workspace, slot: SessionSlot) -> None:
     """The session is already open in a tab: show it, or reload it from the agent."""
     number = ws.slots.index(slot) + 1 if slot in ws.slots else 0
-    caps = slot.agent.capabilities
-    close = "closed and " if caps and caps.can_close else ""
     question = f"This session is already open in tab {number}. Reload it from the agent?"
     dialog = ConfirmDialog(
         question,
         confirm_label="Reload",
         cancel_label="Just show it",
-        note=f"Reloading: the session is {close}replayed by the agent in its tab.",
+        note="Reloading: the agent replays the session in its tab, which keeps it if that fails.",
         destructive=False,
     )
     if await app.push_screen_wait(dialog):
@@ -67,9 +66,24 @@ async def ask_rename(
     if typed is None:
         return
     try:
-        kept = ws.sessions.rename(agent, session_id, typed)
+        kept = ws.titles.rename(agent, session_id, typed)
     except OSError as exc:
         app.notify(f"Could not rename the session: {exc}", severity="error", markup=False)
         return
     text = f"Renamed here: {kept}" if kept else "Back to the agent's title."
     app.notify(text, markup=False)
+
+
+async def rename_row(
+    app: App[int],
+    ws: Workspace | None,
+    agent: AgentRuntime | None,
+    info: SessionInfo | None,
+    listed: Mapping[str, SessionInfo],
+) -> None:
+    """Rename the highlighted row ``info`` (``listed``: the rows with the agent's titles)."""
+    if info is None or ws is None or agent is None:
+        app.notify("Select a session first.", severity="warning")
+        return
+    agent_title = listed.get(info.session_id, info).title
+    await ask_rename(app, ws, agent, info.session_id, info.title, agent_title)

@@ -28,10 +28,11 @@ from acp_tui.client.workspace.listed_sessions import LoggedInListing
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.ui.browser.actions import ask_rename, confirm_delete, reload_or_show
+from acp_tui.ui.browser.actions import confirm_delete, reload_or_show, rename_row
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
 from acp_tui.ui.browser.tags import session_tags, with_local_titles
+from acp_tui.ui.browser.waiting import ListWaiting
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
 
@@ -101,6 +102,7 @@ class SessionBrowser(Vertical):
         yield ActionBar()
         yield ProgressBar(id="browser-progress", show_eta=False)
         yield Static("", id="browser-status")
+        yield ListWaiting(lambda: self.agent)
 
     @property
     def rows(self) -> SessionRows:
@@ -148,7 +150,7 @@ class SessionBrowser(Vertical):
         agent = self.agent
         caps = agent.capabilities if agent is not None else None
         self.connection = self.current_connection()
-        self.agent_name = caps.display_name if caps is not None else None
+        self.agent_name = agent.display_name if agent is not None and caps is not None else None
         if caps is None or self.workspace is None or agent is None:
             self.lister.restart()
             self.lister.waiting = True
@@ -208,11 +210,8 @@ class SessionBrowser(Vertical):
 
     def action_rename(self) -> None:
         """Give the highlighted session a local title (empty: back to the agent's)."""
-        info, ws, agent = self.rows.highlighted_info, self.workspace, self.agent
-        if info is None or ws is None or agent is None:
-            return self.set_status("Select a session first.", "warning")
-        title = self.lister.rows.get(info.session_id, info).title
-        self.run_worker(ask_rename(self.app, ws, agent, info.session_id, info.title, title))
+        info, lister = self.rows.highlighted_info, self.lister
+        self.run_worker(rename_row(self.app, self.workspace, self.agent, info, lister.rows))
 
     def tags(self) -> dict[str, list[str]]:
         """The tags of the loaded rows (see `session_tags`)."""
@@ -388,10 +387,10 @@ class SessionBrowser(Vertical):
         self.render_rows()
 
     def action_back(self) -> None:
-        """Back to the prompt of the tab shown (the panel stays as it is).
-
-        Every tab has a prompt: the first one found may be a hidden tab's, where typing is lost.
-        """
+        """Back to the prompt of the tab shown (the panel stays), not the first one found (a
+        hidden tab's, where typing is lost). While a page waits for the agent, Esc stops that."""
+        if self.query_one(ListWaiting).cancel():
+            return
         screen = self.screen
         panes = screen.query("#panes").results(ContentSwitcher)
         shown = next((p.visible_content for p in panes if p.visible_content is not None), None)

@@ -47,7 +47,7 @@ def with_local_titles(
     """The rows with the titles the user gave them here (they win over the agent's)."""
     if ws is None or agent is None:
         return rows
-    titles = ws.sessions.local_titles(agent)
+    titles = ws.titles.of(agent)
     if not titles:
         return rows
     return [

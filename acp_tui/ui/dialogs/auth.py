@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from acp_tui.client.agent.capabilities import AuthMethodInfo
+from acp_tui.client.agent.auth_methods import AuthMethodInfo
 from acp_tui.ui.dialogs.asking import AskingScreen
 from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
@@ -63,6 +63,8 @@ class AuthDialog(AskingScreen[AuthMethodInfo | None]):
                 label = sanitize(method.name, LABEL_LIMIT)
                 if method.terminal:
                     label += "  (runs in this terminal)"
+                elif method.env_var and method.env_vars:
+                    label += f"  (sets {sanitize(method.variables, LABEL_LIMIT)})"
                 elif method.unknown_type is not None:
                     kind = sanitize(method.unknown_type, NAME_LIMIT)
                     label += f"  (a login of type {kind!r}: acp-tui cannot run it)"
@@ -70,6 +72,11 @@ class AuthDialog(AskingScreen[AuthMethodInfo | None]):
                 if method.description:
                     description = safe_content(method.description, limit=TEXT_LIMIT)
                     yield Static(description, classes="auth-description")
+                if method.env_var and method.env_vars:
+                    reads = sanitize(method.variables, TEXT_LIMIT)
+                    said = f"{name} reads {reads} from its environment: the value is used when "
+                    said += "set there or in the agent's env, else asked for."
+                    yield Static(Content(said), classes="auth-description")
             yield self.quiet_note()
 
     def button_enabled(self, button: Button) -> bool:

@@ -1,4 +1,5 @@
-"""Provides TerminalDialog: the agent wants to run a command; the user allows it or not.
+"""Provides TerminalDialog: the agent wants to run a command (or the user's ``!`` command is
+about to run, with ``terminal = "ask"``); the user allows it or not.
 
 It shows the command, each argument, the working directory and the environment variables the
 agent sets (and those dropped as unsafe), all as literal text (never markup), sanitised and
@@ -76,7 +77,8 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
         # The title and the answers are docked: only the details scroll, so every answer is on
         # screen however long the env and however small the terminal.
         with VerticalScroll(id="terminal-box"):
-            yield Static(Text(f"Run {command}?"), id="terminal-title")
+            title = "Run your ! command?" if self.ask.origin == "user" else f"Run {command}?"
+            yield Static(Text(title), id="terminal-title")
             yield Static(self.details(), id="terminal-details")
             with Vertical(id="terminal-answers"):
                 # Content, not markup: "[a]" would be read as a style and vanish.
@@ -95,8 +97,13 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
     def details(self) -> RenderableType:
         """Everything the command runs with, each agent string plain and capped."""
         ask = self.ask
-        parts: list[RenderableType] = [Text(f"command: {sanitize(ask.command, TEXT_LIMIT)}")]
-        parts += _listed("argument", ask.args)
+        if ask.origin == "user":  # typed as !LINE, run as SHELL -c LINE
+            shell = sanitize(" ".join([ask.command, *ask.args[:-1]]), TEXT_LIMIT)
+            line = sanitize(ask.args[-1] if ask.args else "", TEXT_LIMIT)
+            parts: list[RenderableType] = [Text(f"your command: {line}"), Text(f"run by: {shell}")]
+        else:
+            parts = [Text(f"command: {sanitize(ask.command, TEXT_LIMIT)}")]
+            parts += _listed("argument", ask.args)
         parts.append(Text(f"in: {sanitize(ask.cwd, TEXT_LIMIT)}"))
         parts += _listed("environment variable", [f"{k}={v}" for k, v in ask.env])
         if ask.dropped_env:

@@ -19,8 +19,8 @@ from textual.geometry import Offset
 from textual.selection import Selection
 from textual.strip import Strip
 
-from acp_tui.client.session.entries import MessageEntry, TranscriptEntry
-from acp_tui.client.session.transcript import Change, Transcript
+from acp_tui.client.session.entries import Change, MessageEntry, TranscriptEntry
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.ui.transcript.layout import Layout, Unit
 from acp_tui.ui.transcript.painter import Painter
 from acp_tui.ui.transcript.pieces import BlockScanner, Piece

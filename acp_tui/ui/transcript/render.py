@@ -252,6 +252,8 @@ def _plan_style(status: str, styles: Styles) -> Style:
 
 def _render_notice(entry: NoticeEntry, styles: Styles) -> RenderableType:
     style = {"info": styles.notice, "warning": styles.warning, "error": styles.error}[entry.level]
+    if entry.quiet:
+        style = styles.tool_meta  # in passing: an update the agent sent was skipped
     return Text(sanitize(entry.text), style=style)
 
 

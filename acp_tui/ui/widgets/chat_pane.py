@@ -24,12 +24,14 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from acp_tui.ui.messages import OptionChosen
-from acp_tui.ui.plain_text import NAME_LIMIT, sanitize
+from acp_tui.ui.messages import CommandTyped, OptionChosen
+from acp_tui.ui.slash import parse_prompt
 from acp_tui.ui.startup import StandIn, replace_stand_in
+from acp_tui.ui.widgets.context_bar import ContextBar
 from acp_tui.ui.widgets.find_bar import FindBar
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
+from acp_tui.ui.widgets.status_line import agent_status, status_text, waited
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
@@ -40,9 +42,8 @@ if TYPE_CHECKING:
     from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.session_options import SessionOptions
 
-__all__ = ["STATE_LABELS", "ChatPane"]
+__all__ = ["ChatPane"]
 
-STATE_LABELS = {"idle": "ready", "running": "working…", "requires_action": "waiting for you"}
 EARLY_REASON = "sent once the agent has started"
 
 
@@ -61,6 +62,7 @@ class ChatPane(Vertical):
     BINDINGS = [
         Binding("ctrl+up", "focus_queue", "Queued", tooltip="Edit the queued messages"),
         Binding("ctrl+f", "find", "Find"),
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, tooltip="The session's next mode"),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("ctrl+home", "transcript_edge(False)", "Top", show=False),
@@ -84,6 +86,8 @@ class ChatPane(Vertical):
         self.workspace: Workspace | None = None
         self.early: list[Queued] = []
         """Prompts sent before the Workspace existed (handed over in `bind`)."""
+        self.editing_queued: int | None = None
+        """The queued prompt taken into the editor: the next send replaces it, in its place."""
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self.status_text()), id="status")
@@ -96,6 +100,7 @@ class ChatPane(Vertical):
             yield core.session_options(id="session-options")
         yield FindBar(id="find")
         yield QueueView(id="queue")
+        yield ContextBar(id="context")
         yield PromptInput(history=self.history, id="prompt")
 
     def _new_transcript_view(self, core: Core) -> TranscriptView:
@@ -175,40 +180,24 @@ class ChatPane(Vertical):
     @property
     def agent_status(self) -> str:
         """What the agent or the slot is doing, while the session is not simply open."""
-        slot = self.slot
-        if slot is None:
-            return "starting the agent…"
-        logging_in = slot.agent.login_cancel is not None
-        if logging_in or slot.state in ("starting", "agent_down") or not slot.status:
-            return slot.agent.status
-        return slot.status
+        return agent_status(self.slot)
 
     def status_text(self) -> str:
-        """Agent, protocol, cwd, extra roots, then the turn state (or the agent's state).
+        """The status line (see `acp_tui.ui.widgets.status_line`)."""
+        return status_text(self.launch, self.slot, self.workspace)
 
-        Sanitised plain text (agent and session titles come from the agent): shown as
-        ``Content``, never parsed as markup.
-        """
+    def waited(self) -> str:
+        return waited(self.slot, self.workspace)
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self.tick)
+
+    def tick(self) -> None:
+        """Once a second: a running turn's time, or how long an opening has waited, on the
+        status line (nothing otherwise)."""
         slot = self.slot
-        if slot is None:
-            name = self.launch.display_name or self.launch.command.name
-            version, cwd = self.launch.protocol_version, self.launch.cwd
-            roots = self.launch.additional_directories
-        else:
-            name, version = slot.agent.display_name, slot.agent.protocol_version
-            cwd, roots = slot.cwd, slot.additional_directories
-        parts = [sanitize(name, NAME_LIMIT), f"ACP v{version}", sanitize(str(cwd))]
-        if roots:
-            parts.append("+ " + ", ".join(sanitize(p.name or str(p), NAME_LIMIT) for p in roots))
-        ready = slot is not None and slot.state == "ready" and slot.agent.alive
-        if slot is not None and ready and slot.agent.login_cancel is None:
-            state = slot.transcript.state
-            parts.append(STATE_LABELS.get(state, sanitize(state)))
-        else:
-            parts.append(sanitize(self.agent_status, NAME_LIMIT))
-        if slot is not None and slot.title:
-            parts.append(sanitize(slot.title, NAME_LIMIT))
-        return "  ·  ".join(parts)
+        if slot is not None and (slot.transcript.turn_started is not None or self.waited()):
+            self.refresh_status()
 
     def refresh_status(self) -> None:
         for status in self.query("#status").results(Static):
@@ -220,13 +209,36 @@ class ChatPane(Vertical):
         if slot is None:
             queue.show_queue(self.early, EARLY_REASON)
         else:
-            queue.show_queue([Queued(p.id, p.text) for p in slot.queue], slot.queue_reason())
+            queued = [Queued(p.id, p.text, p.editing) for p in slot.queue]
+            queue.show_queue(queued, slot.queue_reason(), paused=slot.queue.paused)
+            self.query_one(ContextBar).show_context(
+                [f"!{c.command} · {c.lines} lines · {c.how_it_ended}" for c in slot.context]
+            )
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_queue":  # offered while something waits
             return bool(self.query_one(QueueView).queued)
+        if action == "cycle_mode":  # from the prompt, for a session with modes; else Shift+Tab
+            return self.prompt.has_focus and self.has_modes  # moves the focus back, as ever
         return True
+
+    @property
+    def has_modes(self) -> bool:
+        """Whether the session has modes to step through (Shift+Tab)."""
+        session = self.slot.session if self.slot is not None else None
+        if session is None:
+            return False
+        from acp_tui.client.session.modes import mode_picker  # the core is loaded by now
+
+        return mode_picker(session.transcript) is not None
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab in the prompt: ask for the session's next mode (the options bar shows it
+        once the agent agrees)."""
+        slot, ws = self.slot, self.workspace
+        if slot is None or ws is None or ws.prompts.cycle_mode(slot) is None:
+            raise SkipAction()
 
     def action_focus_queue(self) -> None:
         """Into the queued messages: Enter or e edits one, Delete removes it, Esc returns."""
@@ -240,15 +252,30 @@ class ChatPane(Vertical):
         view = self.transcript_view
         if view is not None:
             view.jump(None)  # what was sent, and the reply, are at the end
+        commands = self.slot.transcript.commands if self.slot is not None else []
+        parsed = parse_prompt(event.text, {command.name for command in commands})
+        if parsed.kind != "text":  # acp-tui's command, or a ! command: the App runs it
+            self.post_message(CommandTyped(parsed, event.text))
+            return
         if self.slot is None or self.workspace is None:
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
             return
+        editing, self.editing_queued = self.editing_queued, None
         command = event.text.strip()
         if command == "/rename" or command.startswith(("/rename ", "/rename\n")):
             self.rename(command.removeprefix("/rename"))
             return
-        self.workspace.prompts.submit(self.slot, event.text, event.attachments)
+        prompts = self.workspace.prompts
+        if editing is None or not prompts.edit_queued(self.slot, editing, event.text):
+            prompts.submit(self.slot, event.text, event.attachments)
+
+    @on(QueueView.ResumeRequested)
+    def resume_queue(self, event: QueueView.ResumeRequested) -> None:
+        event.stop()
+        if self.slot is not None and self.workspace is not None:
+            self.workspace.prompts.resume(self.slot)
+        self.prompt.focus()
 
     def rename(self, title: str) -> None:
         """``/rename TITLE``: the session's local title (``/rename`` alone: the agent's again)."""
@@ -257,7 +284,7 @@ class ChatPane(Vertical):
             self.app.notify("No session to rename yet: send a message first.", markup=False)
             return
         try:
-            kept = ws.sessions.rename(slot.agent, slot.session_id, title)
+            kept = ws.titles.rename(slot.agent, slot.session_id, title)
         except OSError as exc:
             text = f"Could not rename the session: {exc}"
             self.app.notify(text, severity="error", markup=False)
@@ -267,8 +294,14 @@ class ChatPane(Vertical):
 
     @on(QueueView.EditRequested)
     def edit_queued(self, event: QueueView.EditRequested) -> None:
+        """Into the editor, after the draft; sent, it replaces the queued one in its place."""
         event.stop()
-        text = self.take_queued(event.prompt_id)
+        if self.slot is not None and self.workspace is not None:
+            held = self.workspace.prompts.hold_for_edit(self.slot, event.prompt_id)
+            text = held.text if held is not None else None
+            self.editing_queued = event.prompt_id if held is not None else None
+        else:
+            text = self.take_queued(event.prompt_id)
         if text is not None:
             prompt = self.prompt
             prompt.load_text(text if not prompt.text.strip() else f"{prompt.text}\n{text}")
@@ -291,8 +324,20 @@ class ChatPane(Vertical):
         taken = self.workspace.prompts.remove_queued(self.slot, prompt_id)
         return taken.text if taken is not None else None
 
+    @on(PromptInput.TakeOffAttachment)
+    @on(ContextBar.RemoveRequested)
+    def take_off_attachment(
+        self, event: PromptInput.TakeOffAttachment | ContextBar.RemoveRequested
+    ) -> None:
+        """Take a ``!`` command's output off the next message (the last, from the prompt)."""
+        event.stop()
+        index = event.index if isinstance(event, ContextBar.RemoveRequested) else -1
+        if self.slot is not None and self.workspace is not None:
+            self.workspace.shell.remove_context(self.slot, index)
+
+    @on(ContextBar.Back)
     @on(QueueView.Back)
-    def back_to_prompt(self, event: QueueView.Back) -> None:
+    def back_to_prompt(self, event: QueueView.Back | ContextBar.Back) -> None:
         event.stop()
         self.prompt.focus()
 
@@ -329,10 +374,19 @@ class ChatPane(Vertical):
         if self.slot is not None and self.workspace is not None:
             self.workspace.prompts.set_option(self.slot, event.config_id, event.value)
 
+    @property
+    def interruptible(self) -> bool:
+        """A turn runs here, or a login is under way: Esc or Ctrl+C stops it."""
+        slot = self.slot
+        return slot is not None and (slot.busy or slot.agent.login_cancel is not None)
+
     def cancel_turn(self) -> None:
-        """Esc: give up a login under way, else cancel the running turn."""
+        """Esc: give up a login under way, or the opening of the session, else stop the !
+        commands running, else cancel the running turn."""
         slot, ws = self.slot, self.workspace
-        if slot is not None and ws is not None and not ws.login.cancel_login(slot.agent):
+        if slot is None or ws is None or ws.login.cancel_login(slot.agent):
+            return
+        if not ws.opening.cancel(slot) and not ws.shell.cancel(slot):
             ws.prompts.cancel_turn(slot)
 
     def return_drafts(self, texts: tuple[str, ...]) -> None:

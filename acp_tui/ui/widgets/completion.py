@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from acp_tui.client.tools.mentions import filter_paths, mention_for
 from acp_tui.ui.plain_text import LABEL_LIMIT, LIST_LIMIT, NAME_LIMIT, safe_content, sanitize
+from acp_tui.ui.slash import CLIENT_COMMANDS, ClientCommand, invocation
 
 if TYPE_CHECKING:
     from acp_tui.protocol.updates import AvailableCommand
@@ -30,6 +31,9 @@ Location = tuple[int, int]
 _COMMAND_TOKEN = re.compile(r"/(\S*)")
 _FILE_TOKEN = re.compile(r"(?<![^\s(\[{])@(\"[^\"\n]*|\S*)$")
 _COMMAND_LINE = re.compile(r"/(\S+)(\s*)")
+
+CLIENT_MARK = "acp-tui"
+"""What marks acp-tui's own commands in the list (the agent's are unmarked)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,21 +68,46 @@ def completion_context(line: str, row: int, column: int) -> Context | None:
     return None
 
 
-def command_choices(commands: Sequence[AvailableCommand], query: str) -> list[Choice]:
-    """The commands whose name contains ``query`` (prefix matches first), as list entries
-    (the first ``LIST_LIMIT``: typing more narrows them)."""
-    needle = query.casefold()
-    matching = [c for c in commands if needle in c.name.casefold()]
-    matching.sort(key=lambda c: not c.name.casefold().startswith(needle))
-    choices = []
-    for command in matching[:LIST_LIMIT]:
-        parts: list[str | tuple[str, str]] = [(f"/{sanitize(command.name, NAME_LIMIT)}", "bold")]
-        if command.description:
-            parts.append(f" — {sanitize(command.description, LABEL_LIMIT)}")
-        if command.input is not None and command.input.hint:
-            parts.append((f"  ‹{sanitize(command.input.hint, NAME_LIMIT)}›", "italic dim"))
-        choices.append(Choice(Content.assemble(*parts), f"/{command.name} "))
-    return choices
+def command_choices(
+    commands: Sequence[AvailableCommand],
+    query: str,
+    client: Sequence[ClientCommand] = CLIENT_COMMANDS,
+) -> list[Choice]:
+    """The agent's commands and acp-tui's whose name contains ``query`` (prefix matches first,
+    the agent's before acp-tui's), as list entries (the first ``LIST_LIMIT``: typing more
+    narrows them). acp-tui's are marked, and offered as ``//name`` where an agent command of
+    the same name wins; a query typed after ``//`` lists only acp-tui's."""
+    agent_names = {command.name for command in commands}
+    ours_only = query.startswith("/")
+    needle = query.removeprefix("/").casefold()
+    entries: list[tuple[str, Choice]] = []
+    if not ours_only:
+        for command in commands:
+            if needle in command.name.casefold():
+                entries.append((command.name, _agent_choice(command)))
+    for own in client:
+        if needle in own.name.casefold():
+            typed = f"//{own.name}" if ours_only else invocation(own.name, agent_names)
+            entries.append((own.name, _client_choice(own, typed)))
+    entries.sort(key=lambda entry: not entry[0].casefold().startswith(needle))
+    return [choice for _, choice in entries[:LIST_LIMIT]]
+
+
+def _agent_choice(command: AvailableCommand) -> Choice:
+    parts: list[str | tuple[str, str]] = [(f"/{sanitize(command.name, NAME_LIMIT)}", "bold")]
+    if command.description:
+        parts.append(f" — {sanitize(command.description, LABEL_LIMIT)}")
+    if command.input is not None and command.input.hint:
+        parts.append((f"  ‹{sanitize(command.input.hint, NAME_LIMIT)}›", "italic dim"))
+    return Choice(Content.assemble(*parts), f"/{command.name} ")
+
+
+def _client_choice(command: ClientCommand, typed: str) -> Choice:
+    parts: list[str | tuple[str, str]] = [(typed, "bold"), f" — {command.description}"]
+    if command.hint:
+        parts.append((f"  ‹{command.hint}›", "italic dim"))
+    parts.append((f"  {CLIENT_MARK}", "dim"))
+    return Choice(Content.assemble(*parts), f"{typed} ")
 
 
 def file_choices(paths: Sequence[str], query: str) -> list[Choice]:
@@ -88,15 +117,24 @@ def file_choices(paths: Sequence[str], query: str) -> list[Choice]:
     ]
 
 
-def command_hint(text: str, commands: Sequence[AvailableCommand]) -> str | None:
-    """The input hint of the command the prompt starts with, while its input is still empty."""
+def command_hint(
+    text: str,
+    commands: Sequence[AvailableCommand],
+    client: Sequence[ClientCommand] = CLIENT_COMMANDS,
+) -> str | None:
+    """The input hint of the command the prompt starts with, while its input is still empty:
+    the agent's command's, or acp-tui's when it is the one typed (see `acp_tui.ui.slash`)."""
     match = _COMMAND_LINE.fullmatch(text)
     if match is None or not match.group(2):
         return None
-    for command in commands:
-        if command.name == match.group(1) and command.input is not None:
-            return command.input.hint or None
-    return None
+    name = match.group(1)
+    if not name.startswith("/"):
+        for command in commands:
+            if command.name == name:  # the agent's wins
+                hint = command.input.hint if command.input is not None else None
+                return hint or None
+    own = next((c for c in client if c.name == name.removeprefix("/")), None)
+    return own.hint if own is not None else None
 
 
 class CompletionList(OptionList, can_focus=False):

@@ -21,6 +21,7 @@ __all__ = [
     "MessageReplaced",
     "ToolContentAppended",
     "TurnStateChanged",
+    "UpdateDropped",
     "apply_event",
 ]
 
@@ -66,12 +67,21 @@ class AgentTerminalChanged:
     signal: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class UpdateDropped:
+    """An update that could not be read was skipped: ``what`` it was ("a tool call without an
+    id"), for a quiet note in the transcript (`acp_tui.client.agent.dropped`)."""
+
+    what: str
+
+
 Event = (
     v1u.SessionUpdate
     | TurnStateChanged
     | MessageReplaced
     | ToolContentAppended
     | AgentTerminalChanged
+    | UpdateDropped
 )
 """What a `session/update` becomes: a shared (v1-shaped) update or a neutral event."""
 
@@ -84,6 +94,9 @@ def apply_event(transcript: Any, event: Event) -> list[v1u.SessionUpdate]:
     whole content of a tool call after an appended item. Turn states are the caller's job.
     """
     if isinstance(event, TurnStateChanged):
+        return []
+    if isinstance(event, UpdateDropped):  # said, never recorded
+        transcript.note_dropped(event.what)
         return []
     if isinstance(event, MessageReplaced):
         before = transcript.replace_message(event.role, event.message_id, event.blocks)

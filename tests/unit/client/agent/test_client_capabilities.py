@@ -14,6 +14,7 @@ from acp_tui.client.agent.capabilities import (
     Action,
     AuthMethodInfo,
     Capabilities,
+    EnvVarSpec,
 )
 from acp_tui.protocol.capabilities import InitializeResponse
 
@@ -174,14 +175,22 @@ def test_prompt_content_kinds(prompt: dict[str, Any], kinds: set[str]) -> None:
     assert caps.prompt_content_kinds == kinds
 
 
-def test_auth_methods_agent_terminal_and_unknown_types() -> None:
+def test_auth_methods_agent_terminal_env_var_and_unknown_types() -> None:
     caps = caps_of(
         {
             "protocolVersion": 1,
             "authMethods": [
                 {"id": "plain", "name": "Plain"},
                 {"id": "typed", "name": "Typed agent", "type": "agent", "description": "d"},
-                {"id": "future", "name": "Future", "type": "env_var", "vars": ["X"]},
+                {"id": "future", "name": "Future", "type": "oauth_device"},
+                {
+                    "id": "key",
+                    "name": "API key",
+                    "type": "env_var",
+                    "vars": [{"name": "K", "label": "Key"}, {"name": "P", "secret": False}],
+                    "link": "https://example.invalid/keys",
+                },
+                {"id": "older", "name": "Older", "type": "env_var", "varName": "OLD_KEY"},
                 {"id": "tty", "name": "TTY", "type": "terminal"},
                 {
                     "id": "tty2",
@@ -197,7 +206,15 @@ def test_auth_methods_agent_terminal_and_unknown_types() -> None:
     assert caps.auth_methods == (
         AuthMethodInfo("plain", "Plain"),
         AuthMethodInfo("typed", "Typed agent", "d"),
-        AuthMethodInfo("future", "Future", unknown_type="env_var"),  # shown, never run
+        AuthMethodInfo("future", "Future", unknown_type="oauth_device"),  # shown, never run
+        AuthMethodInfo(
+            "key",
+            "API key",
+            env_vars=(EnvVarSpec("K", "Key"), EnvVarSpec("P", secret=False)),
+            link="https://example.invalid/keys",
+            env_var=True,
+        ),
+        AuthMethodInfo("older", "Older", env_vars=(EnvVarSpec("OLD_KEY"),), env_var=True),
         AuthMethodInfo("tty", "TTY", terminal=True),
         AuthMethodInfo(
             "tty2",

@@ -16,15 +16,21 @@ import anyio
 import pytest
 
 from acp_tui.client.agent.agent_client import AgentClient, MalformedResponse, connect
-from acp_tui.client.agent.capabilities import AuthMethodInfo, Capabilities
+from acp_tui.client.agent.capabilities import AuthMethodInfo, Capabilities, EnvVarSpec
 from acp_tui.client.agent.dialects import PermissionRequestView
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited, ProtocolMismatch, Unsupported
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.client.session.changes import ChangesContent
-from acp_tui.client.session.entries import MessageEntry, NoticeEntry, PlanEntryBlock, ToolCallEntry
+from acp_tui.client.session.entries import (
+    Change,
+    MessageEntry,
+    NoticeEntry,
+    PlanEntryBlock,
+    ToolCallEntry,
+)
 from acp_tui.client.session.live_session import LiveSession, PermissionHandler
-from acp_tui.client.session.transcript import Change, Transcript
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,
@@ -207,6 +213,7 @@ def test_v2_capabilities_come_from_the_session_object_and_its_markers() -> None:
                 "env": [{"name": "K", "value": "v"}],
             },
             {"methodId": "x", "type": "_sso", "name": "X"},
+            {"methodId": "k", "type": "env_var", "name": "Key", "vars": [{"name": "KEY"}]},
         ],
     )
     assert (full.can_delete, full.can_fork, full.additional_directories) == (True, True, True)
@@ -218,8 +225,10 @@ def test_v2_capabilities_come_from_the_session_object_and_its_markers() -> None:
         AuthMethodInfo("t", "T", terminal=True, args=("--login",), env=(("K", "v"),)),
         # a type this client does not know is listed (so the user sees it) but never run
         AuthMethodInfo("x", "X", unknown_type="_sso"),
+        AuthMethodInfo("k", "Key", env_vars=(EnvVarSpec("KEY"),), env_var=True),
     )
-    assert not full.auth_methods[-1].usable
+    assert not full.auth_methods[2].usable
+    assert full.auth_methods[3].kind == "env_var"
     # null markers mean unsupported, like omitted ones
     nulls = v2_caps({"session": {"delete": None, "prompt": {"image": None}}})
     assert not nulls.can_delete

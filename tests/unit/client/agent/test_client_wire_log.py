@@ -159,6 +159,22 @@ def test_kinds_methods_ids_and_response_times_both_ways() -> None:
     assert times[2] == times[4] >= 0
 
 
+def test_a_reply_to_no_request_is_marked_on_the_line_it_came_in() -> None:
+    """The connection says so while it handles the line: the newest line received is marked
+    (not a line the client wrote meanwhile), and the mark goes with the line."""
+    log = WireLog(max_records=3)
+    log.tap("send", raw({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {}}))
+    log.tap("recv", raw({"jsonrpc": "2.0", "id": "2", "result": {}}))
+    log.tap("send", raw({"jsonrpc": "2.0", "method": "session/cancel", "params": {}}))
+    log.mark_unmatched("2")
+    assert [r.unmatched for r in log.records] == [False, True, False]
+    assert log.is_unmatched(2)
+    log.tap("recv", raw({"jsonrpc": "2.0", "method": "x"}))
+    log.tap("recv", raw({"jsonrpc": "2.0", "method": "y"}))
+    assert not any(r.unmatched for r in log.records)  # the marked line was let go
+    assert not log.is_unmatched(2)
+
+
 def test_a_huge_line_is_summarised_from_its_ends_and_cut_for_reading() -> None:
     text = "y" * (HUGE * 3)
     message = {

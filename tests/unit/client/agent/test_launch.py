@@ -168,3 +168,17 @@ def test_tilde_in_command_is_expanded(
     config = AgentConfig(command="~/bin/agent")
     spec = launch(acp_home, tmp_path, settings=Settings(agents={"a": config}))
     assert spec.command.argv[0] == str(tmp_path / "bin" / "agent")
+
+
+@pytest.mark.parametrize(
+    ("agent_name", "command"), [("alpha", None), ("demo", None), (None, ["my-agent", "--acp"])]
+)
+def test_the_spec_carries_the_settings_that_decide_what_the_agent_may_do(
+    acp_home: Paths, tmp_path: Path, agent_name: str | None, command: list[str] | None
+) -> None:
+    # A second agent started from Ctrl+N used to get the default settings: its commands were
+    # asked about (or run) whatever the config's `terminal` said.
+    settings = Settings(agents={"alpha": ALPHA}, terminal="deny")
+    spec = launch(acp_home, tmp_path, settings=settings, agent_name=agent_name, command=command)
+    assert spec.settings is settings
+    assert spec.config_name == ("alpha" if agent_name == "alpha" else None)

@@ -7,13 +7,14 @@ from typing import Any
 import pytest
 
 from acp_tui.client.session.entries import (
+    Change,
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
     ToolCallEntry,
     block_text,
 )
-from acp_tui.client.session.transcript import Change, Transcript
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.content import (
     AudioContent,
     BlobResourceContents,
@@ -200,7 +201,7 @@ def test_the_echo_of_the_prompt_replaces_the_shown_message(transcript: Transcrip
     # A user chunk after the agent spoke is a new message, not an echo.
     transcript.apply(user("later", "u2"))
     assert texts(transcript) == [
-        ("user", "hi[a.py](file:///a.py)"),
+        ("user", "hi [a.py](file:///a.py)"),
         ("agent", "answer"),
         ("user", "later"),
     ]
@@ -209,6 +210,18 @@ def test_the_echo_of_the_prompt_replaces_the_shown_message(transcript: Transcrip
     assert echoed.message_id == "u1"
     assert len(echoed.blocks) == 2
     assert [c.kind for c in rec.take()] == ["updated", "updated", "appended", "appended"]
+
+
+def test_an_attachment_is_set_apart_from_the_text_before_it() -> None:
+    """Text chunks join as they come; a label (an attached resource) gets a space first."""
+    attached = EmbeddedResource(resource=TextResourceContents(uri="acp-tui://shell/1", text="x"))
+    prompt = [TextContent(text="what is this"), attached, TextContent(text=" and"), attached]
+    entry = MessageEntry.of("user", None, prompt)
+    assert entry.text == "what is this [acp-tui://shell/1] and [acp-tui://shell/1]"
+    alone = MessageEntry.of("user", None, [attached])
+    assert alone.text == "[acp-tui://shell/1]"
+    entry.set_blocks([TextContent(text="hi\n"), attached])
+    assert entry.text == "hi\n[acp-tui://shell/1]"
 
 
 def test_block_text_of_every_content_kind() -> None:
@@ -587,3 +600,25 @@ def test_a_tool_call_name_is_kept_replaced_and_cleared(transcript: Transcript) -
     assert entry.name is None
     transcript.apply(update(sessionUpdate="tool_call_update", toolCallId="t", name=5))
     assert entry.name is None  # malformed: no name
+
+
+def test_a_long_turn_keeps_its_time_and_a_short_one_adds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import acp_tui.client.session.transcript as transcript_module
+
+    now = [100.0]
+    monkeypatch.setattr(transcript_module.time, "monotonic", lambda: now[0])
+    transcript = Transcript("s")
+    transcript.begin_turn()
+    assert transcript.turn_started == 100.0
+    now[0] += 3
+    transcript.end_turn("end_turn")
+    assert transcript.turn_started is None
+    assert not transcript.entries
+    transcript.begin_turn()
+    now[0] += 75
+    transcript.end_turn("end_turn")
+    [note] = transcript.entries
+    assert isinstance(note, NoticeEntry)
+    assert (note.text, note.hint) == ("Worked for 1m 15s", True)

@@ -74,3 +74,18 @@ async def test_an_agent_that_cannot_start_is_said_and_stopped(
         others = [agent for agent in ws.agents.values() if agent is not first.agent]
         await watch.until(lambda: all(agent.state == "stopped" for agent in others))
         assert ws.slots == [first]
+
+
+async def test_the_agent_started_for_a_new_session_follows_the_terminal_setting(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    project = make_project(tmp_path)
+    other = demo_config(tmp_path / "other", title="Other")
+    settings = Settings(agents={"other": other}, terminal="deny")
+    async with workspace(acp_home, project) as (ws, watch):
+        first = ws.open_new(ws.agent_for(demo_spec(tmp_path / "demo", project)))
+        await watch.until(lambda: first.state == "ready")
+        offer = await ws.offer_new_session(first, "other", settings)
+        assert offer is not None
+        assert offer.agent.launch.settings.terminal == "deny"
+        ws.open_offered(offer, None)

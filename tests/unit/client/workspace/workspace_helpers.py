@@ -10,10 +10,11 @@ from typing import TypeVar
 
 import anyio
 
-from acp_tui.client.agent.capabilities import AuthMethodInfo
+from acp_tui.client.agent.auth_methods import AuthMethodInfo, EnvVarSpec
 from acp_tui.client.session.elicitation import CANCELLED, DECLINED, Answer, Elicitation
 from acp_tui.client.tools.terminal_gate import TerminalAnswer, TerminalAsk
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
+from acp_tui.client.workspace.env_login import EnvAnswer
 from acp_tui.client.workspace.events import WorkspaceEvent
 from acp_tui.client.workspace.interaction import TerminalRun
 from acp_tui.client.workspace.slots import SessionSlot
@@ -43,6 +44,9 @@ class Scripted:
     commands: list[TerminalAsk] = field(default_factory=list)
     asked: list[str] = field(default_factory=list)
     logins: list[list[str]] = field(default_factory=list)
+    env_values: dict[str, str] | None = None
+    """What `ask_env_vars` answers (None: the user cancels)."""
+    save_env: bool = False
 
     async def ask_permission(
         self, slot: SessionSlot, request: RequestPermissionRequest
@@ -66,6 +70,14 @@ class Scripted:
     ) -> AuthMethodInfo | None:
         self.asked.append("auth")
         return next((m for m in methods if m.id == self.auth), None)
+
+    async def ask_env_vars(
+        self, agent: AgentRuntime, method: AuthMethodInfo, missing: tuple[EnvVarSpec, ...]
+    ) -> EnvAnswer | None:
+        self.asked.append("env " + " ".join(var.name for var in missing))
+        if self.env_values is None:
+            return None
+        return EnvAnswer(dict(self.env_values), save=self.save_env)
 
     async def confirm_without_roots(
         self, agent: AgentRuntime, cwd: Path, roots: tuple[Path, ...], reason: str
