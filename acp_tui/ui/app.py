@@ -174,7 +174,9 @@ class AcpApp(AppState):
         )
         self.interaction.permissions = workspace.questions.permissions
         self.interaction.refuse_all = workspace.questions.refuse_all
-        async with workspace:
+        from acp_tui.ui.library_feed import history_library  # indexes what is recorded
+
+        async with history_library(self, workspace.cache, self.paths, self.launch), workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)
             workspace.subscribe(self.post_workspace_event)
@@ -343,6 +345,14 @@ class AcpApp(AppState):
     def action_toggle_browser(self) -> None:
         """Show the session browser beside the chat, widen it, hide it."""
         self.chat_screen.toggle_browser()
+
+    def action_every_agent(self) -> None:
+        """Every agent's sessions, merged, and search over all of them."""
+        from acp_tui.ui.library.opening import open_every_agent
+
+        if self.workspace is not None:
+            ws, pane_of = self.workspace, self.chat_screen.pane_of
+            open_every_agent(self, ws, self.launch, self.paths, pane_of)
 
 
 def run_app(launch: LaunchSpec) -> int:

@@ -188,6 +188,16 @@ class ChatScreen(Screen[None]):
         if self.browser is not None:
             self.browser.session_info_changed(event)
 
+    @on(messages.SessionRenamed)
+    def session_renamed(self, message: messages.SessionRenamed) -> None:
+        """A local title: the tab and status line of the session, and its row."""
+        event, ws = message.event, self.workspace
+        slot = ws.board.slot_showing(event.agent, event.session_id) if ws is not None else None
+        if slot is not None:
+            self.refresh_slot_status(slot)
+        if self.browser is not None:
+            self.browser.render_rows()
+
     @on(messages.SessionShown)
     async def session_shown(self, message: messages.SessionShown) -> None:
         slot = message.event.slot

@@ -32,6 +32,7 @@ __all__ = [
     "OptionChosen",
     "QueueChanged",
     "SessionInfoChanged",
+    "SessionRenamed",
     "SessionShown",
     "SessionsChanged",
     "SlotAdded",
@@ -129,6 +130,13 @@ class SessionInfoChanged(Message):
 
 
 @dataclass
+class SessionRenamed(Message):
+    """The user gave a session a local title, or cleared it."""
+
+    event: events.SessionRenamed
+
+
+@dataclass
 class Notice(Message):
     """Something to tell the user in passing."""
 
@@ -167,6 +175,7 @@ MESSAGES: dict[type[Any], Callable[[Any], Message]] = {
     events.TurnChanged: TurnChanged,
     events.SessionShown: SessionShown,
     events.SessionInfoChanged: SessionInfoChanged,
+    events.SessionRenamed: SessionRenamed,
     events.Notice: Notice,
     events.DraftsReturned: DraftsReturned,
     events.ActionProgress: ActionProgress,

@@ -150,7 +150,7 @@ def header_text(lister: SessionLister, agent_name: str, shown: int | None = None
         loaded = len(lister.rows)
         count = f"{shown} of {loaded} loaded match \u201c{needle}\u201d"
         if not (lister.exhausted or lister.local):
-            count += " (more load as you scroll)"
+            count += " (more load as you scroll; A searches every session)"
         lines.append(count)
     return "\n".join(lines)
 
