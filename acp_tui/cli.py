@@ -274,6 +274,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "agents": _lazy("acp_tui.commands.agents", "agents_command"),
     "mcp": _lazy("acp_tui.commands.mcp", "mcp_command"),
     "sessions": _lazy("acp_tui.commands.sessions", "sessions_command"),
+    "search": _lazy("acp_tui.commands.search", "search_command"),
     "serve": _lazy("acp_tui.commands.serve", "serve_command"),
 }
 """Headless subcommands by name: `acp-tui NAME ARGS...` runs `SUBCOMMANDS[NAME](ARGS)`."""

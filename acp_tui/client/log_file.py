@@ -6,6 +6,12 @@ behind the screen. They go to ``<state>/logs/acp-tui.log`` (warnings and up, rot
 three old files kept), which ``--help`` and the exit and crash messages name; a headless
 command also prints them on stderr, as before. Every message is sanitised on its way in: the
 file is read in terminals (``tail -f``), and the warnings quote agents.
+
+The agents' notices go there too (``NOTICE_LOGGER``, info ones included), and an agent may send
+them by the thousand, as it may cause warnings by the thousand: each logger writes at most
+``BURST`` records per ``WINDOW`` seconds, and the next record after a window says how many were
+left out ("... 9,880 more from acp_tui.agent_notices not logged"). A flood so costs the file a
+few hundred lines, not the three old files that hold the rest of the run.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import contextlib
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 
 from acp_tui.client.safe_text import sanitize
@@ -24,6 +31,12 @@ LOG_NAME = "acp-tui.log"
 MAX_BYTES = 1_000_000
 BACKUPS = 3
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+NOTICE_LOGGER = "acp_tui.agent_notices"
+"""Logged from info up (`acp_tui.client.session.notices` logs there)."""
+BURST = 200
+WINDOW = 60.0
+"""At most ``BURST`` records of one logger per ``WINDOW`` seconds reach the file."""
+_clock = time.monotonic
 
 
 class _Sanitised(logging.Formatter):
@@ -53,12 +66,41 @@ class _Rotating(logging.FileHandler):
 
 
 class _Counter(logging.Handler):
+    """Counts this client's warnings (not the agents' notices)."""
+
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.count = 0
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
+        if record.name != NOTICE_LOGGER:
+            self.count += 1
+
+
+class _Bounded(logging.Filter):
+    """Warnings and up, and the agents' notices from info up; at most ``BURST`` records of a
+    logger per ``WINDOW`` seconds, the rest counted (said with the next one let through)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._windows: dict[str, tuple[float, int, int]] = {}
+        """Per logger: when its window started, records let through, records left out."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING and record.name != NOTICE_LOGGER:
+            return False
+        now = _clock()
+        started, passed, left_out = self._windows.get(record.name, (now, 0, 0))
+        if now - started >= WINDOW:
+            started, passed = now, 0
+        if passed >= BURST:
+            self._windows[record.name] = (started, passed, left_out + 1)
+            return False
+        self._windows[record.name] = (started, passed + 1, 0)
+        if left_out:
+            what = "1 more record" if left_out == 1 else f"{left_out:,} more records"
+            record.msg = f"(... {what} from {record.name} not logged: a flood) {record.msg}"
+        return True
 
 
 class LogFile:
@@ -77,7 +119,8 @@ class LogFile:
         except OSError as exc:
             self.problem = str(exc)
         else:
-            file.setLevel(logging.WARNING)
+            file.setLevel(logging.INFO)
+            file.addFilter(_Bounded())
             file.setFormatter(_Sanitised(FORMAT))
             self._handlers.append(file)
         if to_stderr:
@@ -92,6 +135,7 @@ class LogFile:
         return self._counter.count
 
     def install(self) -> LogFile:
+        logging.getLogger(NOTICE_LOGGER).setLevel(logging.INFO)
         root = logging.getLogger()
         for handler in self._handlers:
             root.addHandler(handler)

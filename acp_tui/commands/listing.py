@@ -1,8 +1,5 @@
-"""Provides the pieces of `acp-tui sessions` that need no agent: paging, filters, durations, tables.
-
-Agents deviate from the spec in `session/list` (cursors ignored or repeated, filters ignored,
-``updatedAt`` without a timezone), so every page is de-duplicated and every filter re-applied
-here on the returned ``SessionInfo``.
+"""Provides the pieces of `acp-tui sessions` that need no agent: durations and tables (the
+paging and its scope, ``list_all``, are the client's: `acp_tui.client.history.list_pages`).
 """
 
 from __future__ import annotations
@@ -10,18 +7,25 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 
-from acp_tui.client.agent.rules import session_matches
-from acp_tui.client.history.session_list import ListingClient
+from acp_tui.client.history.list_pages import Listing, Scope, list_all
 from acp_tui.client.safe_text import one_line, sanitize
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
 
-MAX_PAGES = 10_000
-"""Stop paging `session/list` after this many pages, whatever the agent says."""
+__all__ = [
+    "Listing",
+    "Scope",
+    "list_all",
+    "newest_first",
+    "parse_duration",
+    "plural",
+    "printable",
+    "relative_time",
+    "table",
+    "warn",
+]
 
 _DURATION = re.compile(r"([1-9][0-9]{0,5})([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -36,53 +40,6 @@ def parse_duration(text: str) -> timedelta:
             "m (minutes), h (hours), d (days) or w (weeks), e.g. 30d"
         )
     return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
-
-
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """Which sessions a command is about: a cwd (None for all) and maybe exact extra roots."""
-
-    cwd: Path | None
-    additional_directories: tuple[Path, ...] | None = None
-
-    def matches(self, info: SessionInfo) -> bool:
-        return session_matches(
-            info, cwd=self.cwd, additional_directories=self.additional_directories
-        )
-
-
-@dataclass(slots=True)
-class Listing:
-    """Every session the agent listed in a scope, and why the list may be incomplete."""
-
-    sessions: list[SessionInfo]
-    incomplete: str | None = None
-
-
-async def list_all(client: ListingClient, scope: Scope) -> Listing:
-    """All pages of `session/list` in ``scope``, de-duplicated by id and filtered client-side."""
-    seen_ids: set[str] = set()
-    seen_cursors: set[str] = set()
-    found: list[SessionInfo] = []
-    cursor: str | None = None
-    incomplete: str | None = f"the agent was still paging after {MAX_PAGES} pages"
-    for _ in range(MAX_PAGES):
-        page = await client.list_sessions(
-            cwd=scope.cwd, cursor=cursor, additional_directories=scope.additional_directories
-        )
-        for info in page.sessions:
-            if info.session_id not in seen_ids:
-                seen_ids.add(info.session_id)
-                found.append(info)
-        cursor = page.next_cursor
-        if not cursor:
-            incomplete = None
-            break
-        if cursor in seen_cursors:
-            incomplete = "the agent repeated a session/list cursor"
-            break
-        seen_cursors.add(cursor)
-    return Listing([info for info in found if scope.matches(info)], incomplete)
 
 
 def printable(text: str) -> str:

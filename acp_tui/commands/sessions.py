@@ -30,12 +30,14 @@ import anyio.lowlevel
 
 from acp_tui.client.agent.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
 from acp_tui.client.errors import AgentError, AgentExited, InitializeTimeout, Unsupported
+from acp_tui.client.history.agent_names import configured_launches
 from acp_tui.client.process.exit_signals import ExitSignals, exit_signals
 from acp_tui.client.safe_text import sanitize
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
 from acp_tui.client.workspace.events import SessionsChanged, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless
 from acp_tui.client.workspace.workspace import Workspace
+from acp_tui.commands.all_agents import EveryAgentJob, run_every_agent
 from acp_tui.commands.listing import (
     Scope,
     list_all,
@@ -65,7 +67,8 @@ log = logging.getLogger(__name__)
 
 PROG = "acp-tui sessions"
 USAGE = (
-    f"{PROG} {{list,delete,prune}} [OPTIONS] [--protocol {{1,2}}] [-a NAME | -- COMMAND ARGS...]"
+    f"{PROG} {{list,delete,prune}} [OPTIONS] [--protocol {{1,2}}] "
+    "[-a NAME | -- COMMAND ARGS... | --all-agents]"
 )
 LIST_HINT = "sessions created by acp-tui are in the app's session browser"
 STDERR_LINES = 5
@@ -86,6 +89,8 @@ examples:
   acp-tui sessions list --all --json
   acp-tui sessions delete 3f2a... --yes -- my-agent --acp
   acp-tui sessions prune --older-than 30d --dry-run
+  acp-tui sessions list --all-agents --all
+  acp-tui sessions prune --all-agents --older-than 30d --dry-run
   acp-tui sessions list --protocol 2 -- my-agent --acp
 """
 )
@@ -107,7 +112,8 @@ def sessions_command(args: list[str]) -> int:
         return 1
     try:
         with exit_signals() as signals:
-            status = anyio.run(partial(_run_with_agent, job, signals))
+            run = _run_with_agent if job.every_agent is None else _run_every_agent
+            status = anyio.run(partial(run, job, signals))
         return signals.status if signals.status is not None else status
     except Exception as exc:
         if is_broken_pipe(exc):
@@ -170,6 +176,17 @@ def _parser() -> Parser:
         help="list the sessions (session/list, every page)",
     )
     listing.add_argument("--json", action="store_true", help="print one JSON array of sessions")
+    listing.add_argument(
+        "--all-agents",
+        action="store_true",
+        help="every configured agent's sessions, merged newest first, with the agent of each "
+        "(each agent listed in turn; one that fails shows what it last listed)",
+    )
+    listing.add_argument(
+        "--offline",
+        action="store_true",
+        help="with --all-agents: start no agent, show the sessions as they were last listed",
+    )
     delete = sub(
         "delete",
         prog=f"{PROG} delete",
@@ -190,6 +207,17 @@ def _parser() -> Parser:
         help="not updated for this long: 90m, 12h, 30d, 2w",
     )
     prune.add_argument("--dry-run", action="store_true", help="only list what would be deleted")
+    prune.add_argument(
+        "--all-agents",
+        action="store_true",
+        help="prune every configured agent's sessions (says first which agents cannot delete)",
+    )
+    prune.add_argument(
+        "--keep-local",
+        action="store_true",
+        help="keep acp-tui's local copies of the deleted sessions (searchable, shown as no "
+        "longer listed)",
+    )
     return parser
 
 
@@ -205,6 +233,9 @@ class _Job:
     older_than: timedelta | None = None
     older_than_text: str = ""
     auth: str | None = None
+    keep_local: bool = False
+    every_agent: EveryAgentJob | None = None
+    """Set for ``--all-agents``: the job runs over every configured agent."""
 
 
 def _prepare(args: list[str]) -> _Job:
@@ -230,10 +261,35 @@ def _prepare(args: list[str]) -> _Job:
     if asks and not options.yes and not sys.stdin.isatty():
         raise UsageError("stdin is not a terminal, so nothing can be confirmed: pass --yes")
 
+    all_agents = getattr(options, "all_agents", False)
+    if all_agents and (options.agent or command):
+        raise UsageError("--all-agents takes every configured agent: leave out -a and '--'")
+    if getattr(options, "offline", False) and not all_agents:
+        raise UsageError("--offline goes with --all-agents")
+
     paths = get_paths()
     loaded = load_settings(paths.config_file)
     for problem in loaded.problems:
         warn(problem)
+    if all_agents:
+        launches = configured_launches(loaded.settings, paths, Path.cwd())
+        if not launches:
+            raise UsageError("no configured agent can be started (see: acp-tui agents list)")
+        every = EveryAgentJob(
+            action=options.action,
+            launches=launches,
+            scope=scope,
+            json=getattr(options, "json", False),
+            offline=getattr(options, "offline", False),
+            yes=getattr(options, "yes", False),
+            dry_run=getattr(options, "dry_run", False),
+            keep_local=getattr(options, "keep_local", False),
+            older_than=older_than,
+            older_than_text=getattr(options, "older_than", ""),
+            auth=options.auth,
+        )
+        first = next(iter(launches.values()))
+        return _Job(action=options.action, launch=first, scope=scope, every_agent=every)
     launch = resolve_launch(
         cwd=Path.cwd(),
         agent_name=options.agent,
@@ -255,6 +311,7 @@ def _prepare(args: list[str]) -> _Job:
         older_than=older_than,
         older_than_text=getattr(options, "older_than", ""),
         auth=options.auth,
+        keep_local=getattr(options, "keep_local", False),
     )
 
 
@@ -268,6 +325,11 @@ def _directory(raw: str) -> Path:
 
 
 # -- running ---------------------------------------------------------------------------------
+
+
+async def _run_every_agent(job: _Job, signals: ExitSignals) -> int:
+    assert job.every_agent is not None
+    return await run_every_agent(job.every_agent, signals)
 
 
 async def _run_with_agent(job: _Job, signals: ExitSignals) -> int:
@@ -363,10 +425,12 @@ async def _prune(ws: Workspace, agent: AgentRuntime, job: _Job) -> int:
     if not job.yes and not await confirm(f"Delete these {plural(len(old), 'session')}?"):
         print("Nothing deleted.", file=sys.stderr)
         return 1
-    return await _delete_each(ws, agent, old)
+    return await _delete_each(ws, agent, old, keep_local=job.keep_local)
 
 
-async def _delete_each(ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo]) -> int:
+async def _delete_each(
+    ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo], *, keep_local: bool = False
+) -> int:
     def deleted(event: WorkspaceEvent) -> None:
         if isinstance(event, SessionsChanged):
             for session_id in event.removed:
@@ -374,7 +438,7 @@ async def _delete_each(ws: Workspace, agent: AgentRuntime, infos: list[SessionIn
 
     stop = ws.subscribe(deleted)
     try:
-        failures = await ws.sessions.delete_listed(agent, infos)
+        failures = await ws.sessions.delete_listed(agent, infos, keep_local=keep_local)
     finally:
         stop()
     for info, exc in failures:

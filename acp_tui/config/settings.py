@@ -185,6 +185,11 @@ class Settings:
     show_thoughts: bool = True
     """Whether the agent's thinking is shown in the transcript."""
 
+    markdown: Literal["auto", "always", "never"] = "auto"
+    """How the agent's replies are shown: "auto" renders Markdown, and shows a reply with no
+    Markdown in it as plain text, its line breaks kept; "always" renders every reply as
+    Markdown; "never" shows every reply as plain text."""
+
     registry_url: str = field(default=DEFAULT_REGISTRY_URL, metadata={"check": check_registry_url})
     """Where acp-tui reads the ACP agent registry, the list of agents it can add for you."""
 

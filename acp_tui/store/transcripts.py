@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import logging
 import os
@@ -49,6 +48,8 @@ from acp_tui.config.paths import get_paths
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.store.background import BIG_WRITE, BackgroundWrites
+from acp_tui.store.feed import LibraryFeed
+from acp_tui.store.names import agent_dir_name, transcript_name
 from acp_tui.store.recorded import (
     RecordedEvent,
     RecordedTurnEnd,
@@ -108,15 +109,13 @@ def _update_line(update_json: str) -> list[bytes]:
     return [b'{"t":"update","update":', *body, b"}\n"]
 
 
-def _digest(text: str, length: int) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
-
-
 class TranscriptCache:
     """Recorded sessions of every agent under ``root``; cheap appends, a small index."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, *, library: LibraryFeed | None = None) -> None:
         self.root = root if root is not None else get_paths().data_dir / "transcripts"
+        self.library = library
+        """Told of every change, to index it (``acp_tui.store.library``); None: not indexed."""
         self.failures = 0
         """How many writes failed (the first one is logged as a warning, the rest at debug)."""
         self.failing: str | None = None
@@ -132,11 +131,13 @@ class TranscriptCache:
         """Sessions being restored: where their events go meanwhile (see the module doc)."""
         self._background = BackgroundWrites()
         """Big lines, and the lines after them while they are written (in order)."""
+        self._titles: dict[str, dict[str, str]] = {}
+        """Each agent's local titles, as read (or last set) here."""
 
     # -- where ---------------------------------------------------------------------------------
 
     def agent_dir(self, agent_key: str) -> Path:
-        return self.root / _digest(agent_key, 24)
+        return self.root / agent_dir_name(agent_key)
 
     def index_path(self, agent_key: str) -> Path:
         return self.agent_dir(agent_key) / "index.json"
@@ -156,7 +157,8 @@ class TranscriptCache:
         if path is None:  # hashing and joining per streamed update showed in profiles
             if len(self._paths) > 4096:
                 self._paths.clear()
-            path = self._paths[key] = self.agent_dir(agent_key) / f"{_digest(session_id, 32)}.jsonl"
+            name = f"{transcript_name(session_id)}.jsonl"
+            path = self._paths[key] = self.agent_dir(agent_key) / name
         return path
 
     # -- recording -----------------------------------------------------------------------------
@@ -177,6 +179,8 @@ class TranscriptCache:
         """Append one `session/update` already serialised as a JSON object (the fast path; a
         big one is encoded and written off the event loop, see ``BackgroundWrites``)."""
         path = self.transcript_path(agent_key, session_id)
+        if self.library is not None:
+            self.library.touched(agent_key, session_id)
         if len(update_json) > BIG_WRITE:
             self._write_line(path, lambda: _update_line(update_json), flush=flush)
             return
@@ -197,6 +201,26 @@ class TranscriptCache:
             except OSError as exc:
                 self._failed("could not flush a transcript", exc)
 
+    def flush_soon(self, agent_key: str, session_id: str) -> None:
+        """Write out what was buffered, without waiting: on the writer thread, behind any
+        queued writes (``flush`` waits for them). A busy disk so never holds the event loop,
+        and while the flush waits, the next lines queue behind it."""
+        path = self.transcript_path(agent_key, session_id)
+
+        def flush_now() -> Exception | None:
+            handle = self._open.get(path)
+            try:
+                if handle is not None:
+                    handle.flush()
+            except OSError as exc:
+                return exc
+            return None
+
+        writes = self._background
+        if writes.submit(flush_now, lambda outcome: self._report(path, outcome)):
+            return
+        self._report(path, flush_now())
+
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None:
         """Append a prompt the client sent, and mark an indexed session as just used (the
         first prompt is kept in the index: the title of a session its agent does not title)."""
@@ -208,6 +232,7 @@ class TranscriptCache:
     def record_turn_end(self, agent_key: str, session_id: str, stop_reason: str | None) -> None:
         """Append the end of a prompt turn (chunks after it are messages of their own)."""
         self._append(agent_key, session_id, {"t": "end", "stopReason": stop_reason})
+        self._touched(agent_key, session_id, soon=True)
 
     def reset(self, agent_key: str, session_id: str) -> None:
         """Drop a session's recorded events (before an agent replays the whole history)."""
@@ -219,6 +244,7 @@ class TranscriptCache:
             path.unlink(missing_ok=True)
         except OSError as exc:
             self._failed(f"could not reset {path}", exc)
+        self._touched(agent_key, session_id, soon=True)
 
     # -- restoring -----------------------------------------------------------------------------
 
@@ -259,6 +285,7 @@ class TranscriptCache:
         finally:
             with contextlib.suppress(OSError):
                 aside.unlink(missing_ok=True)
+            self._touched(agent_key, session_id, soon=True)
 
     def discard_aside(self, agent_key: str, session_id: str) -> None:
         """The restore failed: drop what it recorded; the copy stays as it was."""
@@ -285,6 +312,7 @@ class TranscriptCache:
             write_atomic(target, head + tail)
         except OSError as exc:
             self._failed("could not copy a recorded transcript", exc)
+        self._touched(agent_key, target_id, soon=True)
 
     def _forget_file(self, path: Path) -> None:
         self._close_handle(path)
@@ -302,6 +330,11 @@ class TranscriptCache:
             self._failed(f"could not record to {path}", exc)
             return
         self._write_line(path, line, flush=flush)
+        self._touched(agent_key, session_id)
+
+    def _touched(self, agent_key: str, session_id: str, *, soon: bool = False) -> None:
+        if self.library is not None:
+            self.library.touched(agent_key, session_id, soon=soon)
 
     def _write_line(
         self, path: Path, line: bytes | Callable[[], list[bytes]], *, flush: bool
@@ -425,6 +458,8 @@ class TranscriptCache:
             created=created,
         )
         self._save_index(agent_key, index)
+        if self.library is not None:
+            self.library.noted(agent_key, index[session_id])
 
     def update_info(
         self,
@@ -454,6 +489,8 @@ class TranscriptCache:
         if changes:
             index[session_id] = replace(known, **changes)
             self._save_index(agent_key, index)
+            if self.library is not None:
+                self.library.noted(agent_key, index[session_id])
         return True
 
     def _save_index(self, agent_key: str, index: dict[str, CachedSession]) -> None:
@@ -474,22 +511,66 @@ class TranscriptCache:
     def session(self, agent_key: str, session_id: str) -> CachedSession | None:
         return read_index(self.index_path(agent_key)).get(session_id)
 
+    # -- local titles ----------------------------------------------------------------------------
+
+    def local_titles(self, agent_key: str) -> dict[str, str]:
+        """The titles the user gave this agent's sessions here, by session id (read once)."""
+        titles = self._titles.get(agent_key)
+        if titles is None:
+            from acp_tui.store.library.sources import read_user_data
+
+            titles = self._titles[agent_key] = read_user_data(self.agent_dir(agent_key)).titles
+        return titles
+
+    def set_local_title(self, agent_key: str, session_id: str, title: str | None) -> str | None:
+        """Rename a session here (it wins over the agent's title wherever it is shown); None
+        or blank clears it. Kept beside the transcripts (``library.json``), through the
+        library when there is one (it indexes it too). Returns the title as kept (on one line,
+        bounded). Raises OSError when it cannot be written without a library."""
+        from acp_tui.store.library.sources import TITLE_CHARS, read_user_data, write_user_data
+
+        clean = " ".join(title.split())[:TITLE_CHARS] if title else ""
+        titles = self.local_titles(agent_key)
+        if self.library is not None:
+            self.library.set_local_title(agent_key, session_id, clean or None)
+        else:
+            folder = self.agent_dir(agent_key)
+            data = read_user_data(folder)
+            data.key = data.key or agent_key
+            if clean:
+                data.titles[session_id] = clean
+            else:
+                data.titles.pop(session_id, None)
+            write_user_data(folder, data)
+        if clean:
+            titles[session_id] = clean
+        else:
+            titles.pop(session_id, None)
+        return clean or None
+
     def unindex(self, agent_key: str, session_id: str) -> None:
         """Take a session out of the index (its recorded events stay)."""
         index = read_index(self.index_path(agent_key))
         if index.pop(session_id, None) is not None:
             self._save_index(agent_key, index)
+        if self.library is not None:
+            self.library.forgotten(agent_key, session_id)
 
     def forget(self, agent_key: str, session_id: str) -> None:
-        """Remove a (deleted) session: its index entry and its recorded events."""
+        """Remove a (deleted) session: its index entry, its recorded events, its local title
+        and its place in the library."""
+        self._titles.get(agent_key, {}).pop(session_id, None)
         index = read_index(self.index_path(agent_key))
         if index.pop(session_id, None) is not None:
             self._save_index(agent_key, index)
         self._remove_transcript(agent_key, session_id)
+        if self.library is not None:
+            self.library.forgotten(agent_key, session_id)
 
     def _remove_transcript(self, agent_key: str, session_id: str) -> None:
         self.discard_aside(agent_key, session_id)
         self._forget_file(self._main_path((agent_key, session_id)))
+        self._touched(agent_key, session_id, soon=True)
 
     # -- reading -------------------------------------------------------------------------------
 

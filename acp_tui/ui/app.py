@@ -25,6 +25,7 @@ from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.ui.app_state import AppState
 from acp_tui.ui.chat import ChatScreen
+from acp_tui.ui.interrupt import OFFER, WINDOW, CtrlC, quit_reasons
 from acp_tui.ui.messages import CommandTyped, workspace_message
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
@@ -49,6 +50,7 @@ class AcpApp(AppState):
     CSS_PATH = "app.tcss"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+c", "interrupt", "Interrupt", show=False),
         Binding("ctrl+r", "restart_agent", "Restart", tooltip="Restart the agent"),
         Binding("ctrl+s", "export_transcript", "Export"),
         Binding("ctrl+n", "new_session_with_roots", "New", tooltip="A new session, with its roots"),
@@ -72,6 +74,7 @@ class AcpApp(AppState):
         """How a terminal login runs (None: on the real terminal, the app suspended)."""
         self._workspace_worker: Worker[None] | None = None
         self._quit_requested = False
+        self.ctrl_c = CtrlC()
         self.early_input: list[events.Key | events.Paste] | None = []
         """Keys typed before anything had the focus (the first frame was not out yet): kept,
         and given to the prompt in order once it has the focus. None once that happened."""
@@ -170,7 +173,10 @@ class AcpApp(AppState):
             connect=self.connect or core.connect,
         )
         self.interaction.permissions = workspace.questions.permissions
-        async with workspace:
+        self.interaction.refuse_all = workspace.questions.refuse_all
+        from acp_tui.ui.library_feed import history_library  # indexes what is recorded
+
+        async with history_library(self, workspace.cache, self.paths, self.launch), workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)
             workspace.subscribe(self.post_workspace_event)
@@ -193,6 +199,38 @@ class AcpApp(AppState):
 
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(worker.wait(), STOP_WITHIN)
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C that copied nothing: interrupt the turn, clear the draft or offer to quit
+        (see `acp_tui.ui.interrupt`)."""
+        pane = self.chat_screen.current_pane
+        prompt = pane.prompt
+        draft = self.screen is self.chat_screen and prompt.has_focus and bool(prompt.text)
+        step = self.ctrl_c.press(turn=pane.interruptible, draft=draft)
+        if step == "quit":
+            self.exit()
+        elif step == "offer":
+            self.say_now(OFFER, WINDOW)
+        elif step == "interrupt":
+            pane.cancel_turn()
+        else:
+            prompt.clear_draft()
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit, after asking when a turn runs or a dialog is open (a second Ctrl+Q
+        answers yes)."""
+        from acp_tui.ui.dialogs.confirm import QuitDialog
+
+        reasons = quit_reasons(self, self.workspace)
+        if not reasons or isinstance(self.screen, QuitDialog):
+            self.exit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(QuitDialog(reasons), callback=answered)
 
     # -- themes ------------------------------------------------------------------------------
 
@@ -307,6 +345,14 @@ class AcpApp(AppState):
     def action_toggle_browser(self) -> None:
         """Show the session browser beside the chat, widen it, hide it."""
         self.chat_screen.toggle_browser()
+
+    def action_every_agent(self) -> None:
+        """Every agent's sessions, merged, and search over all of them."""
+        from acp_tui.ui.library.opening import open_every_agent
+
+        if self.workspace is not None:
+            ws, pane_of = self.workspace, self.chat_screen.pane_of
+            open_every_agent(self, ws, self.launch, self.paths, pane_of)
 
 
 def run_app(launch: LaunchSpec) -> int:

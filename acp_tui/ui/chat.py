@@ -18,8 +18,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.widgets import ContentSwitcher
+from textual.screen import ModalScreen, Screen
+from textual.widgets import ContentSwitcher, Footer
 
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths
@@ -49,13 +49,18 @@ FIRST_PANE = "pane-first"
 class ChatScreen(Screen[None]):
     """The chat: tabs of sessions, each a pane, and the session browser beside them."""
 
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (100, "-roomy")]
+    """Under 100 columns the wide browser takes the whole screen (see app.tcss)."""
+
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+o", "copy_last_reply", "Copy", tooltip="Copy the last reply"),
         Binding("ctrl+l", "focus_prompt", "Prompt", tooltip="Back to the prompt"),
         Binding("ctrl+t", "toggle_thoughts", "Thoughts", show=False),
-        Binding("ctrl+pagedown", "step_tab(1)", "Next tab", show=False),
-        Binding("ctrl+pageup", "step_tab(-1)", "Previous tab", show=False),
+        # Alt+arrows first: GNOME Terminal, Konsole and Windows Terminal keep Ctrl+PageUp/Down
+        # for their own tabs. super+: iTerm2 sends its Option key as xterm's modifier 9.
+        Binding("alt+right,ctrl+pagedown,super+right", "step_tab(1)", "Next tab"),
+        Binding("alt+left,ctrl+pageup,super+left", "step_tab(-1)", "Previous tab", show=False),
         *(Binding(f"alt+{n}", f"go_to_tab({n})", show=False) for n in range(1, 10)),
     ]
 
@@ -85,6 +90,7 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.current_pane.prompt.focus()
+        self.app.screen_change_signal.subscribe(self, give_dialog_its_keys)
 
     async def views_arrived(self, core: Core) -> None:
         """The core is imported: the browser, the tabs and the first pane's views go in."""
@@ -126,10 +132,12 @@ class ChatScreen(Screen[None]):
     async def slot_added(self, message: messages.SlotAdded) -> None:
         if self.workspace is not None:
             await self.add_pane(message.event.slot, self.workspace)
+        self.refresh_bindings()  # the tab keys, from two tabs on
 
     @on(messages.SlotRemoved)
     async def slot_removed(self, message: messages.SlotRemoved) -> None:
         await self.remove_pane(message.event.slot)
+        self.refresh_bindings()
 
     @on(messages.CurrentChanged)
     def current_changed(self, message: messages.CurrentChanged) -> None:
@@ -180,6 +188,16 @@ class ChatScreen(Screen[None]):
         if self.browser is not None:
             self.browser.session_info_changed(event)
 
+    @on(messages.SessionRenamed)
+    def session_renamed(self, message: messages.SessionRenamed) -> None:
+        """A local title: the tab and status line of the session, and its row."""
+        event, ws = message.event, self.workspace
+        slot = ws.board.slot_showing(event.agent, event.session_id) if ws is not None else None
+        if slot is not None:
+            self.refresh_slot_status(slot)
+        if self.browser is not None:
+            self.browser.render_rows()
+
     @on(messages.SessionShown)
     async def session_shown(self, message: messages.SessionShown) -> None:
         slot = message.event.slot
@@ -192,7 +210,17 @@ class ChatScreen(Screen[None]):
         settle_memory()  # startup and any replayed history are long-lived from here on
         if not self.registry_offered:  # once, after the demo agent is up: it never waits
             self.registry_offered = True
-            await self.app.run_action("add_agent(True)")
+            if pane is not None and (pane.prompt.text.strip() or slot.prompted or slot.queue):
+                # The user is typing already: a dialog now would take their next keys. Said
+                # in passing instead, and offered again at the next start.
+                self.app.notify(
+                    'Add agents from the ACP registry: Ctrl+P, then "Add an agent".',
+                    title="More agents",
+                    timeout=10,
+                    markup=False,
+                )
+            else:
+                await self.app.run_action("add_agent(True)")
 
     @on(messages.AgentChanged)
     def agent_changed(self, message: messages.AgentChanged) -> None:
@@ -300,12 +328,16 @@ class ChatScreen(Screen[None]):
             view.action_copy_last_reply()
 
     def action_focus_prompt(self) -> None:
-        """Give the current tab's prompt the focus, from anywhere on the screen."""
-        self.current_pane.prompt.focus()
+        """Give the current tab's prompt the focus, from anywhere on the screen: at once, not
+        after the keys already read (a real terminal delivers Ctrl+L and what is typed next in
+        one read, and those keys belong to the prompt)."""
+        self.set_focus(self.current_pane.prompt)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_prompt":  # shown in the footer only where it does something
             return not isinstance(self.focused, PromptInput)  # no query: runs on every switch
+        if action == "step_tab":  # shown (and taken from the focused widget) with two tabs
+            return self.workspace is not None and len(self.workspace.slots) > 1
         return True
 
     def action_toggle_thoughts(self) -> None:
@@ -327,3 +359,9 @@ class ChatScreen(Screen[None]):
         """Show the session browser, widen it, hide it."""
         if self.browser is not None:  # else it is a few frames from arriving
             self.browser.cycle()
+
+
+def give_dialog_its_keys(screen: Screen[object]) -> None:
+    """A dialog over the chat shows its own keys in a footer of its own, not the chat's."""
+    if isinstance(screen, ModalScreen) and not screen.query(Footer):
+        screen.mount(QuietFooter())

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace.interaction import TerminalRun
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.protocol.client_methods import RequestPermissionOutcome, RequestPermissionRequest
+    from acp_tui.ui.dialogs.question import AgentQuestion
 
 __all__ = ["DialogInteraction", "TerminalLoginUnavailable", "TerminalRunner", "ask", "withdraw"]
 
@@ -95,6 +96,13 @@ class DialogInteraction:
         """How a terminal login runs (tests give another)."""
         self.permissions: PermissionQueue | None = None
         """The Workspace's queue of permission requests (for the dialog's waiting count)."""
+        self.refuse_all: Callable[[AgentRuntime], None] | None = None
+        """Refuses every question of an agent (the dialogs' "refuse all" key)."""
+
+    def _offer_refuse_all(self, dialog: AgentQuestion[R], agent: AgentRuntime) -> None:
+        refuse_all = self.refuse_all
+        if refuse_all is not None:
+            dialog.on_refuse_all = lambda: refuse_all(agent)
 
     async def ask_permission(
         self, slot: SessionSlot, request: RequestPermissionRequest
@@ -109,6 +117,7 @@ class DialogInteraction:
 
         queue = self.permissions
         dialog = PermissionDialog(request, waiting=queue.waiting if queue is not None else 0)
+        self._offer_refuse_all(dialog, slot.agent)
         unsubscribe = (
             queue.subscribe(lambda: dialog.set_waiting(queue.waiting))
             if queue is not None
@@ -142,6 +151,7 @@ class DialogInteraction:
         dialog = (ElicitationUrlDialog if url else ElicitationFormDialog)(
             elicitation, agent.display_name, waiting
         )
+        self._offer_refuse_all(dialog, agent)
         unsubscribe = (
             queue.subscribe(lambda: dialog.set_waiting(queue.waiting))
             if queue is not None
@@ -170,7 +180,9 @@ class DialogInteraction:
         """Ask whether the agent may run a command, over the asking session's tab."""
         from acp_tui.ui.dialogs.terminal import TerminalDialog
 
-        return await ask(self.app, TerminalDialog(request))
+        dialog = TerminalDialog(request)
+        self._offer_refuse_all(dialog, slot.agent)
+        return await ask(self.app, dialog)
 
     async def choose_auth_method(
         self, agent: AgentRuntime, methods: tuple[AuthMethodInfo, ...], reason: str

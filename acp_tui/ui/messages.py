@@ -35,6 +35,7 @@ __all__ = [
     "OptionChosen",
     "QueueChanged",
     "SessionInfoChanged",
+    "SessionRenamed",
     "SessionShown",
     "SessionsChanged",
     "SlotAdded",
@@ -120,6 +121,24 @@ class SessionInfoChanged(WorkspaceMessage):
 
     event: events.SessionInfoChanged
 
+    def can_replace(self, message: Message) -> bool:
+        """The next one, for the same session and giving at least the same fields, makes this
+        one moot: a flood of titles is handled once per batch, not once per title."""
+        if not isinstance(message, SessionInfoChanged):
+            return False
+        mine, later = self.event, message.event
+        return (
+            later.agent is mine.agent
+            and later.session_id == mine.session_id
+            and later.given >= mine.given
+        )
+
+
+class SessionRenamed(WorkspaceMessage):
+    """The user gave a session a local title, or cleared it."""
+
+    event: events.SessionRenamed
+
 
 class Notice(WorkspaceMessage):
     """Something to tell the user in passing."""
@@ -161,6 +180,7 @@ def _messages() -> dict[type[Any], Callable[[Any], Message]]:
         events.TurnChanged: TurnChanged,
         events.SessionShown: SessionShown,
         events.SessionInfoChanged: SessionInfoChanged,
+        events.SessionRenamed: SessionRenamed,
         events.Notice: Notice,
         events.DraftsReturned: DraftsReturned,
         events.ActionProgress: ActionProgress,

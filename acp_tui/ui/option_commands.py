@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import Select
 
+from acp_tui.client.session.modes import mode_config
 from acp_tui.protocol.session_config import SessionConfigSelect
 from acp_tui.ui.plain_text import NAME_LIMIT, sanitize
-from acp_tui.ui.widgets.session_options import MODE_KEY, config_key, mode_config, pickers_for
+from acp_tui.ui.widgets.session_options import MODE_KEY, config_key, pickers_for
 
 if TYPE_CHECKING:
     from acp_tui.client.session.transcript import Transcript

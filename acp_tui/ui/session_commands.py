@@ -45,6 +45,11 @@ APP_COMMANDS = (
         "toggle_browser",
     ),
     (
+        "Sessions: every agent",
+        "Every agent's sessions in one list, and search through what was said (A in the browser)",
+        "every_agent",
+    ),
+    (
         "Restart agent",
         "Start the current session's agent again and reopen its sessions (Ctrl+R)",
         "restart_agent",

@@ -36,6 +36,7 @@ CLIENT_COMMANDS: tuple[ClientCommand, ...] = (
     ClientCommand("clear", "Start afresh: a new session in a new tab, this one kept"),
     ClientCommand("resume", "Resume or replay a session, from the session browser (Ctrl+B)"),
     ClientCommand("fork", "Fork this session into a new tab"),
+    ClientCommand("rename", "Title this session here (alone: the agent's title again)", "title"),
     ClientCommand("model", "Choose the model", "model"),
     ClientCommand("mode", "Choose the session mode", "mode"),
     ClientCommand("export", "Save the conversation as Markdown (Ctrl+S)"),

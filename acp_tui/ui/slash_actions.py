@@ -155,6 +155,19 @@ def fork(app: AppState, ws: Workspace, slot: SessionSlot, argument: str) -> None
     ws.fork(slot.agent, info)
 
 
+def rename(app: AppState, ws: Workspace, slot: SessionSlot, argument: str) -> None:
+    """``/rename TITLE``: the session's local title (``/rename`` alone: the agent's again)."""
+    if slot.session_id is None:
+        app.notify("No session to rename yet: send a message first.", markup=False)
+        return
+    try:
+        kept = ws.titles.rename(slot.agent, slot.session_id, argument)
+    except OSError as exc:
+        app.notify(f"Could not rename the session: {exc}", severity="error", markup=False)
+        return
+    app.notify(f"Renamed here: {kept}" if kept else "Back to the agent's title.", markup=False)
+
+
 def reload(app: AppState, ws: Workspace, slot: SessionSlot, argument: str) -> None:
     from acp_tui.ui.reload_config import reload_config
 
@@ -173,6 +186,7 @@ def choose(category: str) -> Callable[[AppState, Workspace, SessionSlot, str], N
 WITH_SESSION: dict[str, Callable[[AppState, Workspace, SessionSlot, str], None]] = {
     "clear": clear,
     "fork": fork,
+    "rename": rename,
     "reload": reload,
     "model": choose("model"),
     "mode": choose("mode"),

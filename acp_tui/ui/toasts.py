@@ -62,6 +62,12 @@ class PlainToasts(App[int]):
             return
         self._toast(message, title, severity, timeout)
 
+    def say_now(self, message: str, timeout: float) -> None:
+        """A toast shown even while the screen has its share of them: the answer to a key just
+        pressed ("Press Ctrl+C again to quit"), which a count would not tell."""
+        self._room()  # the toasts gone make room
+        self._toast(message, "", "information", timeout)
+
     def _room(self) -> int:
         shown = self._shown
         if shown is None:

@@ -294,3 +294,31 @@ async def test_escape_during_a_download_stops_it_and_changes_nothing(
         await wait_for(pilot, lambda: app.result is None)
     assert reached_the_end == []
     assert agents_in(acp_home) == {}
+
+
+async def test_an_unreadable_registry_shows_the_whole_error_and_retry_reads_it_again(
+    tmp_path: Path,
+) -> None:
+    """First run at 80x24, offline: the error is shown whole (the empty list and detail make
+    way for it), and Retry reads the registry again once it can be read."""
+    url = (tmp_path / "registry.json").as_uri()
+    app = DialogHost(url, first_run=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await wait_for_screen(pilot, AddAgentDialog)
+        source = dialog.query_one("#add-source", Static)
+        await wait_for(pilot, lambda: source.has_class("-stale"))
+        await pilot.pause()
+        retry = dialog.query_one("#add-retry", Button)
+        screen_region = dialog.screen.region
+        for widget in (source, retry, dialog.query_one("#add-status", Static)):
+            geometry = dialog.find_widget(widget)
+            assert geometry.clip.contains_region(geometry.region), widget  # whole, not cut
+        assert screen_region.contains_region(retry.region)
+        assert "Cannot read the agent registry" in text_of(dialog, "#add-source")
+        assert "Retry" in text_of(dialog, "#add-status")
+        write_file_registry(tmp_path, registry_json("https://x.invalid", fixture_archives()))
+        await pilot.click("#add-retry")
+        options = dialog.query_one("#add-list", OptionList)
+        await wait_for(pilot, lambda: options.option_count > 0)
+        assert not retry.display or not retry.region.area
+        assert "Cannot read" not in text_of(dialog, "#add-source")

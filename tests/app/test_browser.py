@@ -155,6 +155,25 @@ async def test_scrolling_to_the_end_loads_the_next_pages(
         assert rows.option_count == 16  # and the end row
 
 
+async def test_end_lands_on_the_last_session_not_on_the_count_line(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    app = make_app()
+    await seed(app, [f"topic {n}" for n in range(4)])
+    async with app.run_test(size=SIZE) as pilot:
+        await open_browser(pilot, app)
+        panel = browser(app)
+        await wait_for(pilot, lambda: panel.lister.exhausted and settled(app))
+        rows = app.chat.query_one(SessionRows)
+        rows.focus()
+        await pilot.press("end")
+        last = panel.lister.visible()[-1].session_id
+        assert rows.highlighted_id == last
+        assert rows.get_option_at_index(rows.option_count - 1).id == "state:end"  # still shown
+        await pilot.press("home", "end")
+        assert rows.highlighted_id == last
+
+
 async def test_cwd_filter_by_default_and_all_directories(
     make_app: Callable[..., AcpApp], tmp_path: Path
 ) -> None:

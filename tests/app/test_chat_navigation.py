@@ -149,7 +149,10 @@ async def test_ctrl_l_and_esc_bring_the_focus_back_to_the_prompt(
         await pilot.pause()
         await back("ctrl+l")
         await pilot.press("escape")  # in the prompt, Esc is still "cancel the turn"
-        await wait_for(pilot, lambda: user_said(app, "queued"))  # "hang" ended: the next went
+        await wait_for(pilot, lambda: queue.paused)  # "hang" ended; what was queued waits
+        assert app.session is not None
+        await wait_for(pilot, lambda: app.session is not None and not app.session.prompt_pending)
+        assert not user_said(app, "queued")
 
 
 def squeezed(lines: list[str]) -> str:
@@ -186,6 +189,10 @@ async def test_the_find_bar_counts_steps_and_closes_to_the_prompt(
         await pilot.press("f3")
         assert bar.current == (first + 2) % total
         await pilot.press("shift+f3")
+        assert bar.current == (first + 1) % total
+        await pilot.press("up")
+        assert bar.current == first
+        await pilot.press("down")
         assert bar.current == (first + 1) % total
         await pilot.press("ctrl+g")
         assert bar.current == (first + 2) % total

@@ -73,3 +73,60 @@ async def test_continue_with_nothing_to_continue_starts_a_new_session_and_says_s
         assert app.slot is not None
         notices = [e.text for e in app.slot.transcript.entries if isinstance(e, NoticeEntry)]
         assert any("No earlier session in this folder" in n for n in notices)
+
+
+async def test_a_fork_is_titled_fork_of_in_its_tab_and_its_status(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    from acp_tui.ui.browser.rows import SessionRows
+    from acp_tui.ui.widgets.session_tabs import SessionTabs
+
+    await chat_once(make_app(), "the original words")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        source = app.session.session_id if app.session else ""
+        await pilot.press("ctrl+b")
+        rows = app.chat.query_one(SessionRows)
+        await wait_for(
+            pilot, lambda: any(i.title == "the original words" for i in rows.infos.values())
+        )
+        original = next(i for i in rows.infos.values() if i.title == "the original words")
+        rows.highlighted = rows.get_option_index(original.session_id)
+        rows.focus()
+        await pilot.press("f")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.session is not None
+                and app.session.session_id not in (source, original.session_id)
+                and app.slot is not None
+                and app.slot.state == "ready"
+            ),
+        )
+        assert app.slot is not None
+        assert app.slot.title == "Fork of the original words"
+        tabs = app.chat.query_one(SessionTabs)
+        await pilot.pause()
+        assert "Fork of the original" in str(tabs.query_one(f"#{tabs.active}").render())  # type: ignore[union-attr]
+        assert "Fork of the original words" in app.chat.current_pane.status_text()
+
+
+async def test_a_session_id_that_cannot_be_opened_gives_a_new_session_and_says_why(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    base = make_app()
+    app = AcpApp(replace(base.launch, session_id="demo-nowhere"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.slot is not None and app.slot.state == "ready")
+        assert app.session is not None
+        assert app.session.session_id != "demo-nowhere"
+        notices = [e.text for e in app.session.transcript.entries if isinstance(e, NoticeEntry)]
+        assert any("Could not open" in n and "new session" in n for n in notices), notices
+        await pilot.press(*"still here", "enter")  # goes to the new session, not behind Ctrl+R
+        await wait_for(
+            pilot,
+            lambda: any("still here" in text for text in texts(app, "agent")),
+        )
+        assert app.workspace is not None
+        assert len(app.workspace.slots) == 1

@@ -38,7 +38,7 @@ async def second_tab(pilot: Pilot[int], app: AcpApp) -> None:
     await wait_for(pilot, lambda: app.focused is app.chat.current_pane.prompt)
 
 
-async def test_a_picker_that_adds_a_picker_keeps_the_focus(
+async def test_a_picker_that_adds_a_picker_gives_the_prompt_the_focus(
     make_app: Callable[..., AcpApp],
 ) -> None:
     app = make_app()
@@ -52,11 +52,8 @@ async def test_a_picker_that_adds_a_picker_keeps_the_focus(
         await pilot.press("enter", "down", "enter")  # the smart model: a reasoning picker too
         await wait_for(pilot, lambda: len(bar.query(Select)) == pickers + 1)
         await pilot.pause()
-        focused = app.focused
-        assert isinstance(focused, Select), focused
-        assert focused.name == "config:model"
-        assert focused.is_mounted
-        await pilot.press("escape")  # from the options bar back to the prompt
+        # The choice made, the prompt has the focus, and the bar rebuilt around the new
+        # picker leaves it there (not on the transcript, not on a picker).
         await typed_lands_in_the_prompt(pilot, app, "after the pick")
 
 

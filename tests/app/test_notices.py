@@ -1,5 +1,5 @@
-"""Drafts agents already send: ``notice`` updates as severity-styled toasts that are never kept,
-and the tool call ``name`` beside its kind."""
+"""Drafts agents already send: ``notice`` updates as severity-styled toasts, also kept in the
+transcript (not in its history: a replay has none), and the tool call ``name`` beside its kind."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def notices(app: AcpApp) -> list[tuple[str, str]]:
 
 
 @PROTOCOLS
-async def test_notices_are_toasts_by_severity_and_not_history(
+async def test_notices_are_toasts_by_severity_kept_but_not_history(
     make_app: Callable[..., AcpApp], protocol: int
 ) -> None:
     app = make_app(protocol=protocol)
@@ -32,7 +32,12 @@ async def test_notices_are_toasts_by_severity_and_not_history(
         ]
         assert app.session is not None
         transcript = app.session.transcript
-        assert not [e for e in transcript.entries if isinstance(e, NoticeEntry)]
+        kept = [(e.text, e.level) for e in transcript.entries if isinstance(e, NoticeEntry)]
+        assert kept == [
+            ("Indexing finished: 1,204 files indexed.", "info"),
+            ("Rate limit close: 80% of the hour used.", "warning"),
+            ("Search service unreachable", "error"),
+        ]
         assert transcript.unknown_updates == 0
         # Reloading the session replays its history: the notices were never part of it.
         app.clear_notifications()

@@ -177,9 +177,14 @@ async def test_failed_change_is_reverted(make_app: Callable[..., AcpApp]) -> Non
             [bogus if o.id == "model" else o for o in transcript.config_options]
         )
         # A new choice changes the bar's structure: its pickers are composed anew.
-        await wait_for(pilot, lambda: selects(bar)["config:model"] is not before)
+        await wait_for(
+            pilot,
+            lambda: (
+                selects(bar)["config:model"] is not before
+                and selects(bar)["config:model"].is_mounted
+            ),
+        )
         select = selects(bar)["config:model"]
-        assert select.is_mounted
         select.value = "demo-bogus"
         await wait_for(pilot, lambda: "Could not change the setting" in _notices(transcript))
         await wait_for(pilot, lambda: selects(bar)["config:model"].value == "demo-fast")

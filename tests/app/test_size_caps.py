@@ -1,15 +1,37 @@
-"""Huge lists from an agent are capped for display ("… N more"); the data stays whole."""
+"""Huge lists from an agent are capped for display ("… N more"), and what one message can make
+the app hold is capped too (`acp_tui.protocol.held`): the rest is counted, and shown in the same
+"… N more"."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from acp_tui.client.session.entries import PlanEntryBlock, PlanEntryView, ToolCallEntry
+from acp_tui.client.agent.dialects.v1 import V1Dialect
+from acp_tui.client.session.entries import (
+    MessageEntry,
+    PlanEntryBlock,
+    PlanEntryView,
+    ToolCallEntry,
+)
+from acp_tui.client.session.forms import MAX_FIELDS, Form
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.client_methods import RequestPermissionRequest
+from acp_tui.protocol.content import ImageContent
+from acp_tui.protocol.elicitation import ElicitationSchema
+from acp_tui.protocol.held import (
+    FIELDS,
+    HOLD,
+    MEDIA,
+    hold_elicitation,
+    hold_permission,
+    hold_update,
+)
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.tools import ToolCallLocation
-from acp_tui.protocol.updates import AvailableCommand
+from acp_tui.protocol.updates import AvailableCommand, SessionUpdate
 from acp_tui.ui.browser.rows import WINDOW, RowState, SessionRows
 from acp_tui.ui.dialogs.permission import OPTIONS_SHOWN, PermissionDialog
 from acp_tui.ui.plain_text import LIST_LIMIT
@@ -90,6 +112,103 @@ async def test_a_permission_with_100k_options_shows_a_few_buttons_and_counts_the
         assert len(str(dialog.query_one("#permission-title", Static).content)) < 2000
 
 
+def held_update(update: dict[str, Any]) -> SessionUpdate:
+    """``update`` as the client takes it from the wire: capped, then parsed."""
+    params = {"sessionId": "s", "update": update}
+    hold_update(params["update"])
+    _, events = V1Dialect().parse_update(params)
+    (parsed,) = events
+    return parsed  # type: ignore[return-value]
+
+
+def test_a_plan_of_200k_entries_is_held_as_1000_and_counted() -> None:
+    entries = [
+        {"content": f"step {n}", "priority": "low", "status": "pending"} for n in range(MANY)
+    ]
+    transcript = Transcript("s")
+    transcript.apply(held_update({"sessionUpdate": "plan", "entries": entries}))
+    (block,) = transcript.entries
+    assert isinstance(block, PlanEntryBlock)
+    assert len(block.entries) == HOLD
+    assert block.not_kept == MANY - HOLD
+    text = plain(render_entry(block, RenderOptions(Styles())))
+    assert f"… {MANY - LIST_LIMIT:,} more plan entries" in text
+
+
+def test_commands_and_locations_are_held_capped_and_counted() -> None:
+    transcript = Transcript("s")
+    commands = [{"name": f"cmd{n}", "description": "d"} for n in range(5000)]
+    transcript.apply(
+        held_update({"sessionUpdate": "available_commands_update", "availableCommands": commands})
+    )
+    assert len(transcript.commands) == HOLD
+    assert transcript.commands_not_kept == 5000 - HOLD
+    locations = [{"path": f"/f{n}"} for n in range(5000)]
+    tool = {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "t",
+        "title": "Read",
+        "locations": locations,
+    }
+    transcript.apply(held_update(tool))
+    entry = transcript.tool_call("t")
+    assert entry is not None
+    assert len(entry.locations) == HOLD
+    assert entry.locations_not_kept == 5000 - HOLD
+    text = plain(render_entry(entry, RenderOptions(Styles())))
+    assert f"… {5000 - LIST_LIMIT:,} more locations" in text
+
+
+def test_a_big_image_is_not_kept_but_its_size_is_shown() -> None:
+    data = "A" * (MEDIA + 4)
+    image = {"type": "image", "mimeType": "image/png", "data": data}
+    transcript = Transcript("s")
+    transcript.apply(held_update({"sessionUpdate": "agent_message_chunk", "content": image}))
+    (message,) = transcript.entries
+    assert isinstance(message, MessageEntry)
+    (block,) = message.blocks
+    assert isinstance(block, ImageContent)
+    assert block.data == ""
+    assert message.text == "[image · image/png · 732.4 KB, not kept]"
+
+
+async def test_a_permission_with_100k_options_holds_1000_and_counts_the_rest() -> None:
+    count = 100_000
+    params: dict[str, Any] = {
+        "sessionId": "s",
+        "toolCall": {"toolCallId": "t", "title": "Pick"},
+        "options": [
+            {"optionId": f"o{n}", "name": f"option {n}", "kind": "allow_once"} for n in range(count)
+        ],
+    }
+    hold_permission(params)
+    request = RequestPermissionRequest.model_validate(params)
+    assert len(request.options) == HOLD
+    app = Host(PermissionDialog(request))
+    async with app.run_test(size=(100, 40)) as pilot:
+        dialog = await wait_for_screen(pilot, PermissionDialog)
+        more = dialog.query_one("#permission-more", Static)
+        assert f"… {count - OPTIONS_SHOWN:,} more options (not shown)" in str(more.content)
+
+
+def test_a_form_of_5000_fields_with_many_choices_is_held_capped() -> None:
+    properties = {
+        f"f{n}": {"type": "string", "enum": [f"v{k}" for k in range(3000)]} for n in range(5000)
+    }
+    params: dict[str, Any] = {
+        "mode": "form",
+        "message": "Fill",
+        "requestedSchema": {"type": "object", "properties": properties, "required": ["f4999"]},
+    }
+    hold_elicitation(params)
+    schema = params["requestedSchema"]
+    assert len(schema["properties"]) == FIELDS
+    assert all(len(spec["enum"]) == HOLD for spec in schema["properties"].values())
+    form = Form.of(ElicitationSchema.model_validate(schema))
+    assert form.hidden == 5000 - MAX_FIELDS
+    assert form.hidden_required == ("f4999",)  # not kept, still known to be required
+
+
 async def test_100k_sessions_show_a_window_of_rows_that_grows_near_its_end() -> None:
     infos = [
         SessionInfo(session_id=f"s{n}", cwd="/p", title=f"session {n}") for n in range(100_000)
@@ -126,3 +245,14 @@ def test_a_20mb_session_title_makes_a_short_tab() -> None:
     label = str(tab_label(cast(SessionSlot, slot), 1, with_agent=True))
     assert len(label) < 200
     assert f"{'S' * (TITLE_WIDTH - 1)}…" in label
+
+
+def test_a_50mb_meta_is_not_kept() -> None:
+    chunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "padded"},
+        "_meta": {"pad": "p" * (MEDIA + 1)},
+    }
+    small = {**chunk, "_meta": {"trace": "t1"}}
+    assert held_update(chunk).meta is None
+    assert held_update(small).meta == {"trace": "t1"}

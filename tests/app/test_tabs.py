@@ -168,13 +168,16 @@ async def test_prompts_sent_during_a_turn_are_queued_shown_and_editable(
         assert queue.has_focus
         await pilot.press("x")  # "one" goes
         await wait_for(pilot, lambda: [p.text for p in slot.queue] == ["two"])
-        await pilot.press("e")  # "two" back into the prompt, out of the queue
-        await wait_for(pilot, lambda: pane.prompt.text == "two" and not slot.queue)
+        await pilot.press("e")  # "two" into the prompt; it keeps its place, marked
+        await wait_for(pilot, lambda: pane.prompt.text == "two" and slot.queue[0].editing)
         assert pane.prompt.has_focus
         await pilot.press(*" edited", "enter")
+        assert [(p.text, p.editing) for p in slot.queue] == [("two edited", False)]
+        await pilot.press("escape")  # cancels the hanging turn; the queue is paused
+        await wait_for(pilot, lambda: queue.paused and not slot.busy)
         assert [p.text for p in slot.queue] == ["two edited"]
-        await pilot.press("escape")  # cancels the hanging turn; the queue goes out
-        await wait_for(pilot, lambda: ready(slot))
+        await pilot.press("ctrl+up", "enter")  # Enter on the paused queue sends it on
+        await wait_for(pilot, lambda: ready(slot) and not slot.queue)
         assert "two edited" in pane_text(pane)
         assert "one" not in [m.text for m in slot.transcript.entries if hasattr(m, "role")]
 

@@ -13,9 +13,13 @@ listed in one page. Figures:
 * ``max_stall_ms`` and ``peak_rss_mb``: the largest over the cases;
 * ``sessions_first_rows_ms``: from the browser's toggle to the first frame showing rows;
 * ``utf8_replaced``: whether the message with invalid UTF-8 was shown, with U+FFFD in place of
-  the bad bytes (rather than dropped).
+  the bad bytes (rather than dropped);
+* the floods (``KIND-flood``, 10,000 messages of one kind: see ``hostile_floods``) add their CPU
+  time (``cpu_s``) and how soon a key typed meanwhile is on screen (``key_ms``), and
+  ``max_flood_cpu_s`` and ``max_key_ms`` are the largest over them.
 
-Goals: no stall over 200 ms, peak RSS under 400 MB.
+Goals: no stall over 200 ms, peak RSS under 300 MB; a flood: at most 2 s of CPU, and a key on
+screen within 200 ms.
 
     python tests/perf/bench_hostile.py [SCALE [SESSIONS]]   # HOSTILE_CASES=a,b: a subset
     HOSTILE_PROFILE=DIR ...   # each case also writes DIR/CASE.prof (cProfile of the loop thread)
@@ -36,6 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hostile_floods import FLOOD_CASES, flood
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 SIZE = (120, 40)
@@ -49,6 +55,7 @@ PROMPT_CASES = (
     "session-title",
     "line",
 )
+CASES = (*PROMPT_CASES, "sessions", *FLOOD_CASES)
 WITHIN = 600.0
 
 
@@ -107,6 +114,16 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
             app.action_toggle_browser()
             figures["first_rows_ms"] = (await frames.shown_time(within=WITHIN) - started) * 1000
             await wait(lambda: panel.inflight is None, within=WITHIN)
+        elif case in FLOOD_CASES:
+            turns = len([e for e in slot.transcript.entries if isinstance(e, MessageEntry)])
+
+            def flood_ended() -> bool:
+                entries = slot.transcript.entries
+                count = len([e for e in entries if isinstance(e, MessageEntry)])
+                view = app.chat.current_pane.query_one(TranscriptView)
+                return count > turns and not slot.busy and view.settled
+
+            figures.update(await flood(app, ws, slot, case, flood_ended))
         else:
             turns = len([e for e in slot.transcript.entries if isinstance(e, MessageEntry)])
             ws.prompts.submit(slot, case)
@@ -169,7 +186,7 @@ def run_case(case: str, scale: float, sessions: int) -> dict[str, Any]:
 def run(scale: float = 1.0, sessions: int = 100_000) -> dict[str, Any]:
     """Every case (or those of ``HOSTILE_CASES``, comma-separated), each in its own process."""
     only = os.environ.get("HOSTILE_CASES")
-    names = only.split(",") if only else [*PROMPT_CASES, "sessions"]
+    names = only.split(",") if only else list(CASES)
     cases = {name: run_case(name, scale, sessions) for name in names}
     result: dict[str, Any] = {
         "bench": "hostile",
@@ -180,6 +197,10 @@ def run(scale: float = 1.0, sessions: int = 100_000) -> dict[str, Any]:
         "max_stall_ms": max(c["max_stall_ms"] for c in cases.values()),
         "peak_rss_mb": max(c["peak_rss_mb"] for c in cases.values()),
     }
+    floods = [c for name, c in cases.items() if name in FLOOD_CASES]
+    if floods:
+        result["max_flood_cpu_s"] = max(c["cpu_s"] for c in floods)
+        result["max_key_ms"] = max(c.get("key_ms", 0.0) for c in floods)
     if "sessions" in cases:
         result["sessions_first_rows_ms"] = round(cases["sessions"]["first_rows_ms"], 1)
     if "utf8" in cases:

@@ -171,9 +171,25 @@ def run_replay(runs: int = 3) -> dict[str, Any]:
     }
 
 
+def without_library() -> None:
+    """Run the app without the history library (``history``'s comparison: what feeding it
+    live costs the stream)."""
+    import contextlib
+
+    import acp_tui.ui.library_feed
+
+    @contextlib.asynccontextmanager
+    async def nothing(*args: Any) -> Any:
+        yield None
+
+    acp_tui.ui.library_feed.history_library = nothing  # type: ignore[assignment]
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--child"]:
         project, stats, updates = sys.argv[2:5]
+        if os.environ.get("WIRE_BENCH_NO_LIBRARY"):
+            without_library()
         profile = os.environ.get("WIRE_BENCH_PROFILE")  # a file for cProfile's statistics
         if profile:
             import cProfile

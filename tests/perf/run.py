@@ -74,6 +74,12 @@ def bench_hostile() -> dict[str, Any]:
     return bench_hostile.run()
 
 
+def bench_history() -> dict[str, Any]:
+    import bench_history
+
+    return bench_history.run()
+
+
 BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "startup": bench_startup,
     "stream": bench_stream,
@@ -84,6 +90,7 @@ BENCHES: dict[str, Callable[[], dict[str, Any]]] = {
     "wire_stream": bench_wire_stream,
     "wire_replay": bench_wire_replay,
     "hostile": bench_hostile,
+    "history": bench_history,
 }
 
 

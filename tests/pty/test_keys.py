@@ -14,38 +14,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.pty.chat import open_second_tab, prompt_line, start
 from tests.terminal import Terminal, acp_tui_argv
 
 DEMO = [sys.executable, "-m", "acp_tui.demo_agent"]
 
 
-def start(tmp_path: Path) -> Terminal:
-    project = tmp_path / "project"
-    project.mkdir()
-    argv = acp_tui_argv("--", *DEMO, "--data-dir", str(tmp_path / "d"))
-    term = Terminal(argv, project, cols=160, rows=40)
-    term.wait_for(re.compile(r"·\s+ready"), timeout=60)
-    return term
-
-
-def prompt_line(term: Terminal) -> str:
-    """The line of the prompt's text (the one after its top border)."""
-    lines = term.text().splitlines()
-    top = next(i for i, line in enumerate(lines) if "▔▔▔▔" in line)
-    return lines[top + 1]
-
-
 def test_alt_digits_switch_tabs_and_type_nothing(tmp_path: Path) -> None:
     with start(tmp_path) as term:
         term.type("draft of the first tab")
-        term.send("\x0e")  # Ctrl+N: a new session, in a new tab
-        term.wait_for("A new session with which agent?")
-        time.sleep(0.3)
-        term.press("enter")  # the current tab's
-        term.wait_for("Extra workspace roots")
-        time.sleep(0.3)
-        term.press("enter")  # nothing typed: no extra roots, open it
-        term.wait_for(lambda text: " 2 " in text and "draft of the first tab" not in text)
+        open_second_tab(term)
+        term.wait_for(lambda text: "draft of the first tab" not in text)
         term.send("\x1b1")  # Alt+1
         term.wait_for(lambda text: "draft of the first tab" in prompt_line(term))
         term.send("\x1b2")  # Alt+2
@@ -88,5 +67,56 @@ def test_text_typed_before_the_first_frame_is_sent(tmp_path: Path, after: float)
         term.wait_for("You said", timeout=60)
         screen = term.wait_for("typed early")
         assert screen.count("You said") == 1
+        term.press("ctrl+q")
+        assert term.wait() == 0
+
+
+def test_find_goes_to_the_previous_match_with_a_key_tmux_delivers(tmp_path: Path) -> None:
+    """tmux 3.3 sends nothing for Shift+F3 and plain Enter for Shift+Enter: Up (ESC [ A, which
+    every terminal and tmux send) goes to the previous match, Down to the next."""
+    with start(tmp_path) as term:
+        for word in ("needle one", "needle two", "needle three"):
+            term.type(word)
+            term.press("enter")
+            term.wait_for(lambda text, word=word: text.count(word) >= 1)
+        term.wait_for(re.compile(r"·\s+ready"))
+        term.send("\x06")  # Ctrl+F
+        term.wait_for("in the transcript")
+        term.type("needle")
+        found = re.compile(r"(\d+) of (\d+)")
+        text = term.wait_for(found)
+        match = found.search(text)
+        assert match is not None
+        first, total = int(match.group(1)), int(match.group(2))
+        assert total >= 3
+        term.press("up")
+        before = (first - 2) % total + 1
+        term.wait_for(f"{before} of {total}")
+        term.press("up")
+        term.wait_for(f"{(before - 2) % total + 1} of {total}")
+        term.press("down")
+        term.wait_for(f"{before} of {total}")
+        line = prompt_line(term)
+        assert "needle" not in line  # nothing went to the prompt
+        term.press("ctrl+q")
+        assert term.wait() == 0
+
+
+def test_tab_from_the_prompt_goes_to_the_transcript(tmp_path: Path) -> None:
+    """As the README says: Tab (a real terminal's \\t) puts the focus on the transcript, whose
+    keys the footer then shows; what is typed next is not typed into the prompt."""
+    with start(tmp_path) as term:
+        term.type("hello")
+        term.press("enter")
+        term.wait_for("You said")
+        term.wait_for(re.compile(r"·\s+ready"))
+        term.press("tab")
+        term.wait_for("Copy block")  # the transcript's keys in the footer
+        term.type("xyz")
+        term.send("\x0c")  # Ctrl+L: back to the prompt, after the keys above were read
+        term.wait_for(lambda text: "Copy block" not in text)  # the prompt's keys in the footer
+        term.type("after")
+        term.wait_for(lambda text: "after" in prompt_line(term))
+        assert "xyz" not in prompt_line(term)
         term.press("ctrl+q")
         assert term.wait() == 0

@@ -66,3 +66,37 @@ def test_a_directory_that_cannot_be_made_leaves_the_count(tmp_path: Path) -> Non
     summary = logs.summary()
     assert summary is not None
     assert "nowhere" in summary
+
+
+def test_the_agents_notices_are_kept_from_info_up_but_not_counted(tmp_path: Path) -> None:
+    notices = logging.getLogger(log_file.NOTICE_LOGGER)
+    with LogFile(tmp_path / "logs") as logs:
+        notices.info("Indexing finished")
+        notices.warning("Rate limit close")
+    text = (tmp_path / "logs" / LOG_NAME).read_text()
+    assert "INFO acp_tui.agent_notices: Indexing finished" in text
+    assert "WARNING acp_tui.agent_notices: Rate limit close" in text
+    assert logs.warnings == 0  # the client's own warnings only
+
+
+def test_a_flood_from_one_logger_is_bounded_and_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(log_file, "_clock", lambda: now[0])
+    notices = logging.getLogger(log_file.NOTICE_LOGGER)
+    with LogFile(tmp_path / "logs"):
+        for n in range(1000):
+            notices.info("notice %d", n)
+        log.warning("another logger still gets through")
+        now[0] += log_file.WINDOW
+        notices.info("after the flood")
+    lines = (tmp_path / "logs" / LOG_NAME).read_text().splitlines()
+    flood = [line for line in lines if "acp_tui.agent_notices" in line]
+    assert len(flood) == log_file.BURST + 1
+    assert flood[log_file.BURST - 1].endswith(f"notice {log_file.BURST - 1}")
+    assert flood[-1].endswith(
+        f"(... {1000 - log_file.BURST:,} more records from acp_tui.agent_notices not logged:"
+        " a flood) after the flood"
+    )
+    assert any(line.endswith("another logger still gets through") for line in lines)

@@ -206,6 +206,7 @@ def binding_owners() -> dict[str, list[type]]:
     from acp_tui.ui.dialogs.permission import PermissionDialog
     from acp_tui.ui.dialogs.roots import RootsDialog
     from acp_tui.ui.dialogs.terminal import TerminalDialog
+    from acp_tui.ui.library.screen import LibraryScreen
     from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.chat_pane import ChatPane
     from acp_tui.ui.widgets.context_bar import ContextBar
@@ -238,6 +239,7 @@ def binding_owners() -> dict[str, list[type]]:
         "Confirmation": [ConfirmDialog],
         "Agent picker": [AgentPicker],
         "Wire inspector": [WireInspector],
+        "Every agent": [LibraryScreen],
     }
 
 

@@ -30,6 +30,7 @@ def test_the_client_commands_are_the_ones_the_issue_names() -> None:
         "reload",
         "quit",
         "help",
+        "rename",  # issue 25: a local title
     }
 
 

@@ -37,6 +37,7 @@ from acp_tui.client.listeners import Listeners
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.protocol.big import quiet_gc
 from acp_tui.protocol.connection import BIG_LINE, describe_validation_error, line_bytes
+from acp_tui.protocol.held import hold_meta, hold_update
 from acp_tui.protocol.updates import SessionUpdate, update_classes
 
 __all__ = [
@@ -118,6 +119,9 @@ class UpdateInbox:
         self.own_turn_ends: Listeners[[str, str | None]] = Listeners("turn end listener")
         """A turn the agent started by itself (v2) ended: session id, stop reason. The end of
         a prompted turn is the prompt's answer instead."""
+        self.drained: Listeners[[]] = Listeners("drain listener")
+        """The updates read so far took effect (the end of each block read, and before a reply
+        or a request): what was recorded of them may be flushed."""
 
     def take_now(self, method: str, params: Any) -> bool:
         """A notification of a line that is not big, in the read loop's step: a
@@ -155,6 +159,7 @@ class UpdateInbox:
         params = self._held.take()
         if params is not None:
             self._apply_update(params)
+        self.drained.emit()
 
     def _apply_update(self, params: Any) -> None:
         try:
@@ -197,7 +202,10 @@ class UpdateInbox:
 
     def _parse_update(self, params: Any) -> tuple[str, list[Event]]:
         """Parse a ``session/update``; in a worker thread (a big line), also encode its updates
-        for the recorder there."""
+        for the recorder there. Its long lists are capped first (`acp_tui.protocol.held`)."""
+        if isinstance(params, dict):
+            hold_meta(params)
+            hold_update(params.get("update"))
         session_id, parsed = self.dialect.parse_update(params)
         events = list(parsed)
         skipped = skipped_entries(params, events)

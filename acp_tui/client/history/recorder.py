@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,6 +53,8 @@ class TranscriptSink(Protocol):
     ) -> None: ...
 
     def flush(self, agent_key: str, session_id: str) -> None: ...
+
+    def flush_soon(self, agent_key: str, session_id: str) -> None: ...
 
     def record_user(self, agent_key: str, session_id: str, blocks_wire: Sequence[Any]) -> None: ...
 
@@ -93,6 +97,14 @@ INDEX_TITLE_LIMIT = 1000
 agent's 20 MB title must not be rewritten with the index on every change."""
 
 
+INFO_EVERY = 1.0
+INFO_BURST = 4
+"""At most ``INFO_BURST`` rewrites of the index per ``INFO_EVERY`` seconds for one session's
+title or time: an agent may send titles by the thousand, and each rewrite is an fsync. Past
+that, the latest waits, written with the first update once it is due, at the end of the
+turn, or when the recorder lets go."""
+
+
 def _clip(title: str | None) -> str | None:
     return title[:INDEX_TITLE_LIMIT] if title is not None else None
 
@@ -123,6 +135,13 @@ class SessionRecorder:
         """New sessions not indexed yet: no prompt was sent in them."""
         self._bulk: set[str] = set()
         """Sessions being restored: their lines are written in batches, flushed at the end."""
+        self._unflushed: set[str] = set()
+        """Sessions with lines written since the last flush (at the end of each block read)."""
+        self._unsubscribe_drained: Callable[[], None] | None = None
+        self._info_written: dict[str, deque[float]] = {}
+        """When each session's title or time was last written to the index (monotonic)."""
+        self._info_waiting: dict[str, dict[str, Any]] = {}
+        """Titles and times not written yet (``INFO_BURST``), by session: the fields to write."""
 
     def attach(self, client: AgentClient) -> None:
         """Start recording the sessions of ``client`` (once; attaching again is a no-op).
@@ -136,8 +155,15 @@ class SessionRecorder:
         self.client = client
         self._unsubscribe = client.subscribe(self.on_update, first=True)
         self._unsubscribe_ends = client.own_turn_ends.subscribe(self.record_turn_end, first=True)
+        self._unsubscribe_drained = client.inbox.drained.subscribe(self.flush_written)
 
     def detach(self) -> None:
+        for session_id in list(self._info_waiting):
+            self._write_info(session_id)
+        if self._unsubscribe_drained is not None:
+            self._unsubscribe_drained()
+            self._unsubscribe_drained = None
+        self.flush_written()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -188,6 +214,8 @@ class SessionRecorder:
         """Record that a turn ended (a prompt's: call it once ``client.prompt`` returned or
         failed; one the agent started by itself: recorded on its own): the live transcript
         takes later chunks as new messages, and so will a replay of the local copy."""
+        if session_id in self._info_waiting:
+            self._write_info(session_id)
         self.cache.record_turn_end(self.agent_key, session_id, stop_reason)
 
     def begin_restore(self, session_id: str) -> None:
@@ -214,7 +242,11 @@ class SessionRecorder:
         session = client.sessions.get(session_id) if client is not None else None
         if session is None:
             return
-        flush = session_id not in self._bulk
+        # Flushed once per block read (``flush_written``), not once per update: a write call
+        # each was most of a flood's cost on a busy disk.
+        flush = False
+        if session_id not in self._bulk:
+            self._unflushed.add(session_id)
         try:
             # Serialised in one step by pydantic: re-encoding every streamed update in Python
             # was most of the cost of recording a long replay.
@@ -227,14 +259,33 @@ class SessionRecorder:
             self._index(session)
         if isinstance(update, SessionInfoUpdate):
             self._apply_info(session_id, update)
+        elif session_id in self._info_waiting:
+            self._write_info(session_id, due=True)
+
+    def flush_written(self) -> None:
+        """Write out the lines recorded since the last flush (the inbox applied a block)."""
+        unflushed, self._unflushed = self._unflushed, set()
+        for session_id in unflushed:
+            self.cache.flush_soon(self.agent_key, session_id)
 
     def _apply_info(self, session_id: str, update: SessionInfoUpdate) -> None:
+        """Keep the title and time for the index: written now, or soon (``INFO_BURST``)."""
         fields = update.model_fields_set
-        if "title" in fields and "updated_at" in fields:
-            self.cache.update_info(
-                self.agent_key, session_id, title=_clip(update.title), updated_at=update.updated_at
-            )
-        elif "title" in fields:
-            self.cache.update_info(self.agent_key, session_id, title=_clip(update.title))
-        elif "updated_at" in fields:
-            self.cache.update_info(self.agent_key, session_id, updated_at=update.updated_at)
+        waiting = self._info_waiting.setdefault(session_id, {})
+        if "title" in fields:
+            waiting["title"] = _clip(update.title)
+        if "updated_at" in fields:
+            waiting["updated_at"] = update.updated_at
+        self._write_info(session_id, due=True)
+
+    def _write_info(self, session_id: str, *, due: bool = False) -> None:
+        """Write the session's waiting title and time to the index (``due``: only if it was
+        written fewer than ``INFO_BURST`` times in the last ``INFO_EVERY`` seconds)."""
+        now = time.monotonic()
+        written = self._info_written.setdefault(session_id, deque(maxlen=INFO_BURST))
+        if due and len(written) == INFO_BURST and now - written[0] < INFO_EVERY:
+            return
+        waiting = self._info_waiting.pop(session_id, None)
+        if waiting:
+            written.append(now)
+            self.cache.update_info(self.agent_key, session_id, **waiting)

@@ -23,6 +23,7 @@ from acp_tui.client.session.browser_url import check_link
 from acp_tui.client.session.forms import Form, Value
 from acp_tui.protocol.client_methods import CreateElicitationRequest, CreateElicitationResponse
 from acp_tui.protocol.elicitation import ElicitationSchema
+from acp_tui.protocol.held import hold_elicitation
 from acp_tui.protocol.jsonrpc import RpcError
 
 __all__ = [
@@ -142,7 +143,9 @@ class UrlQuestions:
 
 
 def check_request(params: Any) -> tuple[CreateElicitationRequest, Form | None]:
-    """Parse an `elicitation/create` this client can ask, or raise -32602 saying why not."""
+    """Parse an `elicitation/create` this client can ask, or raise -32602 saying why not (its
+    fields and choices capped first: `acp_tui.protocol.held`)."""
+    hold_elicitation(params)
     request = CreateElicitationRequest.model_validate(params)
     scoped = request.session_id is not None or "request_id" in request.model_fields_set
     if not scoped:

@@ -23,6 +23,7 @@ from acp_tui.protocol.content import (
     TextContent,
     TextResourceContents,
 )
+from acp_tui.protocol.held import not_kept
 from acp_tui.protocol.tools import ToolCallContent, ToolCallLocation
 from acp_tui.protocol.updates import (
     SessionNotice,
@@ -67,9 +68,24 @@ def image_label(block: ImageContent) -> str:
     """The placeholder an image is shown as: its name (for a file), type and decoded size."""
     data = block.data
     size = max(len(data) * 3 // 4 - data[-2:].count("="), 0) if data else 0
+    left_out = not_kept(block, "data")  # too big to keep (acp_tui.protocol.held)
     name = unquote(block.uri.rsplit("/", 1)[-1]) if block.uri else ""
     label = " ".join(part for part in ("image", sanitize(name, 60)) if part)
-    return f"[{label} · {sanitize(block.mime_type, 40)} · {format_size(size)}]"
+    size_text = f"{format_size(left_out)}, not kept" if left_out else format_size(size)
+    return f"[{label} · {sanitize(block.mime_type, 40)} · {size_text}]"
+
+
+ChangeKind = Literal["appended", "updated", "state", "meta"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What changed in a transcript: an entry (by index) or session state such as title, modes
+    or usage."""
+
+    kind: ChangeKind
+    index: int | None = None
+    what: str = ""
 
 
 @dataclass(eq=False, slots=True)
@@ -140,6 +156,9 @@ class ToolCallEntry(Entry):
     status: str = "pending"
     content: list[ToolCallContent] = field(default_factory=list)
     locations: list[ToolCallLocation] = field(default_factory=list)
+    locations_not_kept: int = 0
+    """Locations beyond those kept (`acp_tui.protocol.held`): counted, not held."""
+    content_not_kept: int = 0
     raw_input: Any = None
     raw_output: Any = None
     name: str | None = None
@@ -156,8 +175,10 @@ class ToolCallEntry(Entry):
             self.status = update.status
         if "content" in fields and update.content is not None:
             self.content = list(update.content)
+            self.content_not_kept = not_kept(update, "content")
         if "locations" in fields and update.locations is not None:
             self.locations = list(update.locations)
+            self.locations_not_kept = not_kept(update, "locations")
         if "raw_input" in fields:
             self.raw_input = update.raw_input
         if "raw_output" in fields:
@@ -195,6 +216,8 @@ class PlanEntryBlock(Entry):
     the event loop for seconds."""
 
     entries: Sequence[PlanItem] = field(default_factory=list)
+    not_kept: int = 0
+    """Entries beyond those kept (`acp_tui.protocol.held`): counted, not held."""
 
 
 @dataclass(eq=False, slots=True)
@@ -214,7 +237,8 @@ TranscriptEntry = MessageEntry | ToolCallEntry | PlanEntryBlock | NoticeEntry
 
 @dataclass(frozen=True, slots=True)
 class AgentNotice:
-    """A ``notice`` update: shown in passing (a toast), never kept in the transcript."""
+    """A ``notice`` update: shown in passing (a toast), and kept in the transcript and the log
+    (a bounded share of a flood: `acp_tui.client.session.notices`)."""
 
     title: str
     description: str | None

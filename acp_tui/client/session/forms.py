@@ -42,6 +42,7 @@ from acp_tui.protocol.elicitation import (
     StringPropertySchema,
     UnknownPropertySchema,
 )
+from acp_tui.protocol.held import not_kept
 from acp_tui.protocol.unions import UNKNOWN
 
 __all__ = ["MAX_FIELDS", "Choice", "FieldKind", "Form", "FormField", "Raw", "Value"]
@@ -343,12 +344,17 @@ class Form:
         required = set(schema.required or ())
         properties = list(schema.fields().items())
         shown, rest = properties[:MAX_FIELDS], properties[MAX_FIELDS:]
+        hidden_required = [n for n, _ in rest if n in required]
+        left_out = not_kept(schema, "properties")  # fields not even kept (protocol.held)
+        if left_out:
+            known = {n for n, _ in properties}
+            hidden_required += sorted(n for n in required if n not in known)
         return cls(
             fields=tuple(form_field(n, s, n in required) for n, s in shown),
             title=schema.title,
             description=schema.description,
-            hidden=len(rest),
-            hidden_required=tuple(n for n, _ in rest if n in required),
+            hidden=len(rest) + left_out,
+            hidden_required=tuple(hidden_required),
         )
 
     def defaults(self) -> dict[str, Raw]:

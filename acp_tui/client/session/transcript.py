@@ -12,14 +12,15 @@ listeners as a :class:`Change`, so a view re-renders only the entries that chang
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.session.entries import (
     STOP_NOTICES,
     AgentNotice,
+    Change,
     Level,
     MessageEntry,
     NoticeEntry,
@@ -31,8 +32,11 @@ from acp_tui.client.session.entries import (
     Usage,
     agent_notice,
 )
+from acp_tui.client.session.figures import LONG_TURN, duration
+from acp_tui.client.session.notices import Notices
 from acp_tui.client.tools.terminals import AgentTerminal
 from acp_tui.protocol.content import ContentBlock
+from acp_tui.protocol.held import not_kept
 from acp_tui.protocol.session_config import SessionConfigOption, SessionModeState
 from acp_tui.protocol.tools import TerminalToolCallContent, ToolCallContent
 from acp_tui.protocol.updates import (
@@ -53,18 +57,6 @@ from acp_tui.protocol.updates import (
 )
 
 TurnState = Literal["idle", "running", "requires_action"]
-ChangeKind = Literal["appended", "updated", "state", "meta"]
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """What changed: an entry (by index) or session state such as title, modes or usage."""
-
-    kind: ChangeKind
-    index: int | None = None
-    what: str = ""
-
-
 Listener = Callable[[Change], None]
 
 
@@ -77,14 +69,17 @@ class Transcript:
         self.title: str | None = None
         self.updated_at: str | None = None
         self.commands: list[AvailableCommand] = []
+        self.commands_not_kept = 0  # beyond those kept (acp_tui.protocol.held)
         self.modes: SessionModeState | None = None
         self.config_options: list[SessionConfigOption] = []
         self.usage: Usage | None = None
         self.state: TurnState = "idle"
         self.stop_reason: str | None = None
+        self.turn_started: float | None = None  # time.monotonic() of the running turn
         self.unknown_updates = 0
         self.last_notice: AgentNotice | None = None
         """The latest ``notice`` update (announced as a ``meta`` change ``notice``)."""
+        self.notices = Notices(self.entries, self._append, self._updated)  # bounded per turn
         self._messages: dict[tuple[Role, str], int] = {}
         self._tool_calls: dict[str, int] = {}
         self._plan_index: int | None = None
@@ -141,9 +136,10 @@ class Transcript:
         elif isinstance(update, ToolCallStart | ToolCallProgress):
             self._tool_call(update)
         elif isinstance(update, PlanUpdate):
-            self.set_plan(update.entries)
+            self.set_plan(update.entries, not_kept(update, "entries"))
         elif isinstance(update, AvailableCommandsUpdate):
             self.commands = list(update.available_commands)
+            self.commands_not_kept = not_kept(update, "availableCommands")
             self._emit(Change("meta", what="commands"))
         elif isinstance(update, CurrentModeUpdate):
             if self.modes is not None:
@@ -162,8 +158,7 @@ class Transcript:
             pass
         else:
             self.unknown_updates += 1
-            kind = getattr(update, "session_update", "?")
-            self.add_notice(f"The agent sent an update this client does not know: {kind}")
+            self.notices.unknown_update(str(getattr(update, "session_update", "?")))
 
     def _agent_notice(self, update: SessionUpdate) -> bool:
         """Announce a ``notice`` update; False (an unknown update then) when it is malformed."""
@@ -171,6 +166,7 @@ class Transcript:
         if notice is None:
             return False
         self.last_notice = notice
+        self.notices.agent_notice(notice)
         self._emit(Change("meta", what="notice"))
         return True
 
@@ -300,16 +296,16 @@ class Transcript:
         terminal.set_exit(exited, exit_code, signal)
         self.terminal_changed(terminal_id)
 
-    def set_plan(self, entries: Sequence[PlanEntry]) -> None:
+    def set_plan(self, entries: Sequence[PlanEntry], not_kept: int = 0) -> None:
         views: list[PlanItem] = list(entries)
         if self._plan_index is not None:
             plan = self.entries[self._plan_index]
             assert isinstance(plan, PlanEntryBlock)
-            plan.entries = views
+            plan.entries, plan.not_kept = views, not_kept
             plan.touch()
             self._updated(self._plan_index)
         else:
-            self._plan_index = self._append(PlanEntryBlock(entries=views))
+            self._plan_index = self._append(PlanEntryBlock(entries=views, not_kept=not_kept))
 
     def set_config_options(self, options: Sequence[SessionConfigOption]) -> None:
         self.config_options = list(options)
@@ -368,7 +364,9 @@ class Transcript:
 
     def begin_turn(self) -> None:
         self._plan_index = None
+        self.notices.new_turn()
         self.stop_reason = None
+        self.turn_started = time.monotonic()
         self.set_state("running")
 
     def end_turn(self, stop_reason: str | None) -> None:
@@ -376,6 +374,10 @@ class Transcript:
         self.seal()
         if stop_reason not in (None, "end_turn"):
             self.add_notice(STOP_NOTICES.get(stop_reason, f"The turn ended: {stop_reason}"))
+        took = time.monotonic() - (self.turn_started or time.monotonic())
+        self.turn_started = None
+        if took >= LONG_TURN:  # the time stays on the turn (a hint: not exported)
+            self.add_notice(f"Worked for {duration(took)}", hint=True)
         self.set_state("idle")
 
     def seal(self) -> None:

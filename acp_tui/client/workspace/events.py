@@ -31,6 +31,7 @@ __all__ = [
     "Notice",
     "QueueChanged",
     "SessionInfoChanged",
+    "SessionRenamed",
     "SessionShown",
     "SessionsChanged",
     "SlotAdded",
@@ -164,6 +165,16 @@ class SessionsChanged:
     removed: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class SessionRenamed:
+    """The user renamed a session here (``title`` None: back to the agent's title); its tab,
+    header and row show the local title from now on."""
+
+    agent: AgentRuntime
+    session_id: str
+    title: str | None
+
+
 WorkspaceEvent = (
     AgentChanged
     | SlotAdded
@@ -179,4 +190,5 @@ WorkspaceEvent = (
     | DraftsReturned
     | ActionProgress
     | SessionsChanged
+    | SessionRenamed
 )

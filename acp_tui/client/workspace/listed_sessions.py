@@ -292,12 +292,13 @@ class ListedSessions:
         return await self._reload(slot)
 
     async def delete_listed(
-        self, agent: AgentRuntime, infos: list[SessionInfo]
+        self, agent: AgentRuntime, infos: list[SessionInfo], *, keep_local: bool = False
     ) -> list[tuple[SessionInfo, BaseException]]:
         """Delete one by one with progress; returns the sessions that failed, with why.
 
-        Each deleted session leaves the local history and any slot showing it (its queued
-        prompts go back to the draft), and a `SessionsChanged` says so.
+        Each deleted session leaves the local history (unless ``keep_local``: its local copy
+        stays, searchable, no longer listed) and any slot showing it (its queued prompts go
+        back to the draft), and a `SessionsChanged` says so.
         """
         client = agent.client
         if client is None or not infos:
@@ -317,7 +318,8 @@ class ListedSessions:
                 failures.append((info, exc))
                 continue
             try:
-                agent.history.forget(info.session_id)
+                if not keep_local:
+                    agent.history.forget(info.session_id)
             except Exception:
                 log.warning("could not forget %s locally", info.session_id, exc_info=True)
             self._session_gone(agent, info.session_id, "This session is gone: it was deleted.")

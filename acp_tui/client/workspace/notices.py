@@ -1,7 +1,8 @@
 """Provides Notices, the part of the Workspace that says the agents' notices in passing.
 
 A ``notice`` update ("indexing finished", "rate limit close") is shown as a toast in the tab of
-its session and never kept. An agent may send one right after its answer to `session/new`,
+its session (the transcript keeps it too, a bounded share of a flood: `session.notices`). An
+agent may send one right after its answer to `session/new`,
 `session/load` or `session/resume`, before the tab shows the session (the answer is read, and
 the lines behind it, before the call that waited for it goes on): such a notice is kept until
 the tab shows the session (`SessionShown`), then said like one that arrives mid-turn. What an
@@ -14,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from acp_tui.client.session.entries import AgentNotice
-from acp_tui.client.session.transcript import Transcript
+from acp_tui.client.session.entries import AgentNotice, agent_notice
 from acp_tui.client.workspace.events import AgentChanged, Notice, SessionShown
 from acp_tui.protocol.updates import SessionUpdate
 
@@ -39,9 +39,7 @@ def read_notice(update: SessionUpdate) -> AgentNotice | None:
     any other update or a malformed notice."""
     if getattr(update, "session_update", None) != "notice":
         return None
-    scratch = Transcript("")
-    scratch.apply(update)
-    return scratch.last_notice
+    return agent_notice(update)  # (not a scratch transcript: that would log it again)
 
 
 def notice_text(notice: AgentNotice) -> str:

@@ -19,8 +19,8 @@ from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.history.forking import fork_with_history
 from acp_tui.client.history.restore import reattach, reopen
 from acp_tui.client.history.session_text import display_title
+from acp_tui.client.session.entries import Change
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import Change
 from acp_tui.client.workspace.events import (
     ActionProgress,
     Notice,
@@ -144,8 +144,11 @@ class Opening:
                 slot.cwd,
                 slot.additional_directories,
             )
+            # The fork's own title, in its tab and status too (the agent may have given it
+            # the source's, or replayed the source's history with its title).
+            session.transcript.title = f"Fork of {label}"
             fork = intent.info.model_copy(
-                update={"session_id": session.session_id, "title": f"Fork of {label}"}
+                update={"session_id": session.session_id, "title": session.transcript.title}
             )
             self.board.emit(SessionsChanged(agent, added=fork))
             self.board.emit(ActionProgress(agent, f"Opened the fork of {label}"))
@@ -291,6 +294,13 @@ class Opening:
         text = f"{what}: {describe(exc)}"
         self.board.emit(Notice(text, "error", slot))
         if self._give_up(slot):
+            return
+        if isinstance(intent, OpenExisting) and slot.opened_from is None and slot.session is None:
+            # The launch's session (--session ID, --continue) cannot be opened: retrying the
+            # same id leads nowhere, so the tab opens a new one, saying why.
+            instead = "This is a new session in the same folder instead: Ctrl+B lists the others."
+            slot.intent = OpenNew(slot.cwd, slot.additional_directories, f"{text}\n{instead}")
+            self.open(slot)
             return
         slot.transcript.add_notice(text, "error")
         self.board.set_state(slot, "failed", what.lower())

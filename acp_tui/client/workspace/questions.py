@@ -5,6 +5,12 @@ They are asked one at a time, in the order they came (`QuestionQueue`), each ove
 its session; a question of a session in the background marks its tab and waits until the user
 comes to it, so it never blocks the questions of the tab shown. The interaction only shows the
 question and returns the answer.
+
+An agent may ask by the thousand (one Esc each, before). The user may refuse every question of
+an agent at once (``refuse_all``: those waiting, and those it asks until its turns end), and
+past ``LIMIT`` questions of one agent waiting at once, the rest are refused as they come; each
+refusal is counted in one note in the session's transcript, and said once in passing. A refusal
+is a permission's reject option (else cancelled), a form's decline, a command's denial.
 """
 
 from __future__ import annotations
@@ -12,9 +18,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
+import anyio
+
 from acp_tui.client.session.elicitation import (
     ACCEPTED,
     CANCELLED,
+    DECLINED,
     Answer,
     Elicitation,
     ElicitationHandler,
@@ -23,10 +32,12 @@ from acp_tui.client.session.live_session import refuse_permission
 from acp_tui.client.session.question_queue import PermissionQueue
 from acp_tui.client.tools.terminal_gate import AskingSession, TerminalAsk, TerminalPolicy
 from acp_tui.client.tools.terminal_spawn import EnvPolicy
+from acp_tui.client.workspace.events import Notice, TurnChanged
 from acp_tui.protocol.client_methods import (
     CancelledPermissionOutcome,
     RequestPermissionOutcome,
     RequestPermissionRequest,
+    SelectedPermissionOutcome,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +50,10 @@ if TYPE_CHECKING:
 __all__ = ["Questions"]
 
 T = TypeVar("T")
+
+LIMIT = 50
+"""Questions of one agent waiting at once (the one asked included) before the rest are refused
+as they come."""
 
 
 class Questions:
@@ -54,6 +69,73 @@ class Questions:
         self.permissions = PermissionQueue(refuse_permission)
         """Every agent's questions (permissions, elicitations, commands), asked one at a time,
         in order."""
+        self.refusing: set[AgentRuntime] = set()
+        """Agents whose questions are all refused (``refuse_all``) until their turns end."""
+        self.refused: dict[AgentRuntime, int] = {}
+        """How many questions of each agent were refused without asking (never reset)."""
+        self._asking: dict[AgentRuntime, set[anyio.CancelScope]] = {}
+        """The questions of each agent not answered yet: cancelling one refuses it."""
+        self._last_why: dict[AgentRuntime, str] = {}
+        board.on(TurnChanged, self._turn_changed)
+
+    def refuse_all(self, agent: AgentRuntime) -> None:
+        """Refuse every question of ``agent`` waiting, and those it asks until none of its
+        tabs has a turn running."""
+        self.refusing.add(agent)
+        for scope in list(self._asking.get(agent, ())):
+            scope.cancel()
+
+    def _in_turn(self, agent: AgentRuntime) -> bool:
+        return any(slot.transcript.state != "idle" for slot in self.board.slots_of(agent))
+
+    def _turn_changed(self, event: TurnChanged) -> None:
+        """The agent's turns are over: its questions are asked again."""
+        agent = event.slot.agent
+        if agent in self.refusing and not self._in_turn(agent):
+            self.refusing.discard(agent)
+
+    def _refuse_now(self, agent: AgentRuntime) -> str | None:
+        """Why a new question of ``agent`` is refused without asking (None: it is asked)."""
+        if agent in self.refusing:
+            if self._in_turn(agent):
+                return "you refused all its questions"
+            self.refusing.discard(agent)
+        if len(self._asking.get(agent, ())) >= LIMIT:
+            return f"it asked more than {LIMIT} at once"
+        return None
+
+    async def _guarded(
+        self,
+        agent: AgentRuntime,
+        slot: SessionSlot | None,
+        refusal: Callable[[], T],
+        question: Callable[[], Awaitable[T]],
+    ) -> T:
+        """``question()``, unless the agent's questions are refused (now or while it waits):
+        then ``refusal()``, counted in a note."""
+        why = self._refuse_now(agent)
+        if why is None:
+            scope = anyio.CancelScope()
+            asking = self._asking.setdefault(agent, set())
+            asking.add(scope)
+            try:
+                with scope:
+                    return await question()
+            finally:
+                asking.discard(scope)
+            why = "you refused all its questions"
+        self._count_refusal(agent, slot, why)
+        return refusal()
+
+    def _count_refusal(self, agent: AgentRuntime, slot: SessionSlot | None, why: str) -> None:
+        count = self.refused[agent] = self.refused.get(agent, 0) + 1
+        name = agent.display_name
+        text = f"Refused {count:,} {'question' if count == 1 else 'questions'} of {name}: {why}."
+        for shown in [slot] if slot is not None else self.board.slots_of(agent):
+            shown.transcript.notices.tally("refused", text, "warning")
+        if count == 1 or why != self._last_why.get(agent):
+            self._last_why[agent] = why
+            self.board.emit(Notice(f"Refusing the questions of {name}: {why}.", "warning"))
 
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler:
         """Ask the user, one question at a time; a session in the background is marked and
@@ -65,8 +147,13 @@ class Questions:
             slot = self.board.slot_showing(agent, live.session_id)
             if slot is None:
                 return CancelledPermissionOutcome()
-            return await self._ask_in_turn(
-                slot, lambda: self.interaction.ask_permission(slot, request)
+            return await self._guarded(
+                agent,
+                slot,
+                lambda: permission_refusal(request),
+                lambda: self._ask_in_turn(
+                    slot, lambda: self.interaction.ask_permission(slot, request)
+                ),
             )
 
         return ask
@@ -91,7 +178,9 @@ class Questions:
                 return await self.interaction.ask_elicitation(agent, slot, elicitation)
 
             try:
-                return await self.permissions.turn(ask_user)
+                return await self._guarded(
+                    agent, slot, lambda: DECLINED, lambda: self.permissions.turn(ask_user)
+                )
             finally:
                 if slot is not None and slot.attention == "permission":
                     self.board.clear_attention(slot)
@@ -110,8 +199,13 @@ class Questions:
             slot = self.board.slot_showing(agent, live.session_id)
             if slot is None:
                 return False
-            answer = await self._ask_in_turn(
-                slot, lambda: self.interaction.confirm_terminal(slot, ask)
+            answer = await self._guarded(
+                agent,
+                slot,
+                lambda: "deny",
+                lambda: self._ask_in_turn(
+                    slot, lambda: self.interaction.confirm_terminal(slot, ask)
+                ),
             )
             if answer == "session":
                 live.allowed_commands.add(ask.key)
@@ -135,3 +229,13 @@ class Questions:
         finally:
             if slot.attention == "permission":
                 self.board.clear_attention(slot)
+
+
+def permission_refusal(request: RequestPermissionRequest) -> RequestPermissionOutcome:
+    """The agent's own "reject once" option (else "reject always"), or cancelled if it offers
+    neither."""
+    for kind in ("reject_once", "reject_always"):
+        for option in request.options:
+            if option.kind == kind:
+                return SelectedPermissionOutcome(option_id=option.option_id)
+    return CancelledPermissionOutcome()

@@ -96,6 +96,8 @@ class SessionSlot:
     """What the slot shows before its session opens (notices of what went wrong)."""
     opened_from: SessionSlot | None = None
     """The tab that was current when this one was opened: back there if opening fails."""
+    local_title: str | None = None
+    """The title the user gave its session here: it wins over the agent's."""
 
     @property
     def transcript(self) -> Transcript:
@@ -107,7 +109,10 @@ class SessionSlot:
 
     @property
     def title(self) -> str | None:
-        return self.session.title if self.session is not None else None
+        """The local title, else the agent's (None before a session opens)."""
+        if self.session is None:
+            return None
+        return self.local_title or self.session.title
 
     @property
     def busy(self) -> bool:

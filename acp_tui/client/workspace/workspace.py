@@ -46,6 +46,7 @@ from acp_tui.client.workspace.config_reload import ConfigReload
 from acp_tui.client.workspace.events import Notice, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless, Interaction
 from acp_tui.client.workspace.listed_sessions import ListedSessions
+from acp_tui.client.workspace.local_titles import LocalTitles
 from acp_tui.client.workspace.login import Login
 from acp_tui.client.workspace.notices import Notices
 from acp_tui.client.workspace.opening import Opening
@@ -101,6 +102,7 @@ class Workspace:
         self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
         self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.reload)
+        self.titles = LocalTitles(self.board, self.cache)
         self.shell = ShellCommands(self.board, self.questions.terminal_policy)
         self.config = ConfigReload(self.paths.config_file, lambda: list(self.agents.values()))
         self.hooks = Hooks(

@@ -7,6 +7,7 @@ nothing undoes it. The Workspace runs what was chosen; the panel runs these in i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from acp_tui.client.history.session_text import display_title
@@ -48,3 +49,41 @@ async def confirm_delete(app: App[int], agent: AgentRuntime, infos: list[Session
     dialog = ConfirmDialog(question, [display_title(i) for i in infos])
     confirmed: bool | None = await app.push_screen_wait(dialog)
     return bool(confirmed)
+
+
+async def ask_rename(
+    app: App[int],
+    ws: Workspace,
+    agent: AgentRuntime,
+    session_id: str,
+    shown: str | None,
+    agent_title: str | None,
+) -> None:
+    """Ask for a session's local title and keep it (empty: back to the agent's title)."""
+    from acp_tui.ui.dialogs.rename import RenameDialog
+
+    typed: str | None = await app.push_screen_wait(RenameDialog(shown or "", agent_title))
+    if typed is None:
+        return
+    try:
+        kept = ws.titles.rename(agent, session_id, typed)
+    except OSError as exc:
+        app.notify(f"Could not rename the session: {exc}", severity="error", markup=False)
+        return
+    text = f"Renamed here: {kept}" if kept else "Back to the agent's title."
+    app.notify(text, markup=False)
+
+
+async def rename_row(
+    app: App[int],
+    ws: Workspace | None,
+    agent: AgentRuntime | None,
+    info: SessionInfo | None,
+    listed: Mapping[str, SessionInfo],
+) -> None:
+    """Rename the highlighted row ``info`` (``listed``: the rows with the agent's titles)."""
+    if info is None or ws is None or agent is None:
+        app.notify("Select a session first.", severity="warning")
+        return
+    agent_title = listed.get(info.session_id, info).title
+    await ask_rename(app, ws, agent, info.session_id, info.title, agent_title)

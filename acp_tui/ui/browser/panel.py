@@ -4,10 +4,8 @@ Ctrl+B cycles it hidden -> narrow -> wide -> hidden. It pages `session/list` laz
 :class:`SessionLister` and the Workspace (a worker per page; the rows show "Loading…" meanwhile
 and an error row when a page fails), or, for an agent that cannot list, shows the client's own
 history labelled "local". Everything else it learns from the Workspace's events, which the chat
-screen passes down: a title the agent changes (`session_info_changed`), a session added or
-deleted (`sessions_changed`), an action's progress. The actions on a row (replay, resume, fork,
-close, delete) are gated on what the agent advertises, with the reason shown, and run by the
-Workspace.
+screen passes down: agent titles, sessions added or deleted, an action's progress. Row actions
+are gated on what the agent advertises; A opens every agent's view (`acp_tui.ui.library`).
 """
 
 from __future__ import annotations
@@ -30,10 +28,10 @@ from acp_tui.client.workspace.listed_sessions import LoggedInListing
 from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.ui.browser.actions import confirm_delete, reload_or_show
+from acp_tui.ui.browser.actions import confirm_delete, reload_or_show, rename_row
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
-from acp_tui.ui.browser.tags import session_tags
+from acp_tui.ui.browser.tags import session_tags, with_local_titles
 from acp_tui.ui.browser.waiting import ListWaiting
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
@@ -71,6 +69,8 @@ class SessionBrowser(Vertical):
         Binding("f", "request('fork')", "Fork"),
         Binding("c", "request('close')", "Close"),
         Binding("d", "request('delete')", "Delete"),
+        Binding("n", "rename", "Rename"),
+        Binding("A", "app.every_agent", "Every agent", show=False),
         Binding("slash", "focus_search", "Search"),
         Binding("down", "into_results", "Results", show=False),
         Binding("a", "toggle_all", "All dirs"),
@@ -203,11 +203,16 @@ class SessionBrowser(Vertical):
     def render_rows(self) -> None:
         if not self.is_mounted:
             return
-        visible = self.lister.visible()
+        visible = with_local_titles(self.lister.visible(), self.workspace, self.agent)
         state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
         self.rows.show_rows(visible, self.tags(), state, show_ids=self.lister.local)
         self.update_header(len(visible))
         self.update_actions()
+
+    def action_rename(self) -> None:
+        """Give the highlighted session a local title (empty: back to the agent's)."""
+        info, lister = self.rows.highlighted_info, self.lister
+        self.run_worker(rename_row(self.app, self.workspace, self.agent, info, lister.rows))
 
     def tags(self) -> dict[str, list[str]]:
         """The tags of the loaded rows (see `session_tags`)."""
@@ -384,11 +389,8 @@ class SessionBrowser(Vertical):
         self.render_rows()
 
     def action_back(self) -> None:
-        """Back to the prompt of the tab shown (the panel stays as it is).
-
-        Every tab has a prompt: the first one found may be a hidden tab's, where typing is lost.
-        While a page waits for the agent, Esc stops waiting for it instead.
-        """
+        """Back to the prompt of the tab shown (the panel stays), not the first one found (a
+        hidden tab's, where typing is lost). While a page waits for the agent, Esc stops that."""
         if self.query_one(ListWaiting).cancel():
             return
         screen = self.screen

@@ -54,6 +54,18 @@ class RowState:
     text: str = ""
 
 
+TITLE_CHARS = 72
+"""The most characters of a row's title and tags: two lines of the narrow browser."""
+
+
+def cut_title(title: str, chars: int) -> str:
+    """``title`` in at most ``chars`` characters (sanitised), ending with "…" when cut."""
+    text = " ".join(sanitize(title, LABEL_LIMIT).split())
+    if len(text) <= chars:
+        return text
+    return text[: max(chars - 1, 8)].rstrip() + "…"
+
+
 def short_path(path: str) -> str:
     home = str(Path.home())
     if path == home or path.startswith(home + "/"):
@@ -70,8 +82,9 @@ def row_content(
 ) -> Content:
     """A session's two or three lines (``age``: its relative time, when already known;
     ``id_chars``: how much of the id to show, none when 0)."""
+    room = TITLE_CHARS - sum(len(tag) + 3 for tag in tags)
     title = Content.assemble(
-        ("● " if marked else "  ", "$warning"), (sanitize(display_title(info), LABEL_LIMIT), "bold")
+        ("● " if marked else "  ", "$warning"), (cut_title(display_title(info), room), "bold")
     )
     for tag in tags:
         title = Content.assemble(title, " ", (f"[{tag}]", "$accent"))
@@ -137,7 +150,7 @@ def header_text(lister: SessionLister, agent_name: str, shown: int | None = None
         loaded = len(lister.rows)
         count = f"{shown} of {loaded} loaded match \u201c{needle}\u201d"
         if not (lister.exhausted or lister.local):
-            count += " (more load as you scroll)"
+            count += " (more load as you scroll; A searches every session)"
         lines.append(count)
     return "\n".join(lines)
 
@@ -230,7 +243,7 @@ class SessionRows(OptionList):
                 Option(
                     state_content(state),
                     id=STATE_ROW + state.kind,
-                    disabled=state.kind == "loading",
+                    disabled=state.kind != "error",  # End lands on the last session
                 )
             )
         now = datetime.now(UTC)

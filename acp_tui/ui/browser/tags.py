@@ -1,7 +1,8 @@
 """Provides session_tags: what the browser's rows say besides the session's own info.
 
 ``chat`` for the current tab's session, ``open`` for the other tabs', what a tab in the
-background wants the user for, and ``local`` for rows from acp-tui's own history.
+background wants the user for, and ``local`` for rows from acp-tui's own history; and
+with_local_titles, the titles the user gave sessions here, over the agent's.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ if TYPE_CHECKING:
     from acp_tui.client.history.session_list import SessionLister
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
     from acp_tui.client.workspace.workspace import Workspace
+    from acp_tui.protocol.methods import SessionInfo
 
-__all__ = ["ATTENTION_TAGS", "session_tags"]
+__all__ = ["ATTENTION_TAGS", "session_tags", "with_local_titles"]
 
 ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "done"}
 
@@ -37,3 +39,20 @@ def session_tags(
             mine.append(ATTENTION_TAGS[slot.attention])
         tags[shown] = mine + tags.get(shown, [])
     return tags
+
+
+def with_local_titles(
+    rows: list[SessionInfo], ws: Workspace | None, agent: AgentRuntime | None
+) -> list[SessionInfo]:
+    """The rows with the titles the user gave them here (they win over the agent's)."""
+    if ws is None or agent is None:
+        return rows
+    titles = ws.titles.of(agent)
+    if not titles:
+        return rows
+    return [
+        info.model_copy(update={"title": titles[info.session_id]})
+        if info.session_id in titles
+        else info
+        for info in rows
+    ]

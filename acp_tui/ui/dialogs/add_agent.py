@@ -99,6 +99,9 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
         #add-progress.-shown { display: block; }
         #add-buttons { dock: bottom; height: auto; padding-top: 1; align-horizontal: right; }
         #add-buttons Button { margin-left: 2; }
+        &.-unavailable { #add-filter, #add-list, #add-detail { display: none; } }
+        #add-retry { display: none; }
+        &.-unavailable #add-retry { display: block; }
     }
     """
 
@@ -161,6 +164,7 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
             with Horizontal(id="add-buttons"):
                 leave = "Keep using the demo agent" if self.first_run else "Cancel"
                 yield Button(leave, id="add-cancel", compact=True)
+                yield Button("Retry", id="add-retry", compact=True)
                 yield Button(
                     "Add", id="add-confirm", variant="primary", disabled=True, compact=True
                 )
@@ -187,7 +191,17 @@ class AddAgentDialog(ModalScreen[AddedAgent | None]):
         source = self.query_one("#add-source", Static)
         source.update(Text(f"Cannot read the agent registry: {sanitize(reason)}"))
         source.add_class("-stale")
-        self.set_status("Check your connection and registry_url, then try again later.", True)
+        self.add_class("-unavailable")  # nothing to list: the whole error, and Retry
+        self.set_status("Check your connection and registry_url, then Retry.", True)
+        self.query_one("#add-retry", Button).focus()
+
+    @on(Button.Pressed, "#add-retry")
+    def retry(self) -> None:
+        self.remove_class("-unavailable")
+        self.query_one("#add-source", Static).update(Text(f"Reading {self.registry_url} …"))
+        self.set_status("", False)
+        self.query_one("#add-list", OptionList).focus()
+        self.load()
 
     def show_registry(self, view: RegistryView) -> None:
         if not self.is_attached:

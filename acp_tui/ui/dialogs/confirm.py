@@ -101,3 +101,10 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class QuitDialog(ConfirmDialog):
+    """Quit, when that loses something (``reasons`` say what); Ctrl+Q again also quits."""
+
+    def __init__(self, reasons: Sequence[str]) -> None:
+        super().__init__("Quit acp-tui?", reasons, confirm_label="Quit", note=None)

@@ -16,13 +16,13 @@ from textual.content import Content
 from textual.widgets import Static
 
 from acp_tui.client.session.elicitation import CANCELLED, DECLINED, Answer, Elicitation
-from acp_tui.ui.dialogs.asking import AskingScreen
+from acp_tui.ui.dialogs.question import AgentQuestion, waiting_text
 from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, TEXT_LIMIT, safe_content, sanitize
 
 __all__ = ["ElicitationDialog"]
 
 
-class ElicitationDialog(AskingScreen[Answer | None]):
+class ElicitationDialog(AgentQuestion[Answer | None]):
     """The frame of a form or URL question; subclasses compose the body and the answers."""
 
     DEFAULT_CSS = """
@@ -95,13 +95,15 @@ class ElicitationDialog(AskingScreen[Answer | None]):
     def set_waiting(self, waiting: int) -> None:
         """Show how many more questions wait behind this one (kept until mounted)."""
         self.waiting = waiting
-        plural = "question waits" if waiting == 1 else "questions wait"
         for note in self.query(".elicit-waiting").results(Static):
-            note.update(Content(f"{waiting} more {plural} after this one."))
+            note.update(Content(waiting_text(waiting)))
             note.set_class(waiting == 0, "-none")
 
     def action_decline(self) -> None:
         self.answer(DECLINED)
+
+    def refusal(self) -> Answer | None:
+        return DECLINED
 
     def action_cancel(self) -> None:
         self.answer(CANCELLED)

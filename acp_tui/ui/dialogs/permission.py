@@ -26,8 +26,9 @@ from textual.widgets import Button, Static
 from acp_tui.client.agent.dialects import PermissionRequestView
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
+from acp_tui.protocol.held import not_kept
 from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
-from acp_tui.ui.dialogs.asking import AskingScreen
+from acp_tui.ui.dialogs.question import AgentQuestion, waiting_text
 from acp_tui.ui.plain_text import LABEL_LIMIT, LIST_LIMIT, TEXT_LIMIT, more_text, sanitize
 from acp_tui.ui.transcript.render import Styles, render_diff
 from acp_tui.ui.transcript.view import TranscriptView
@@ -40,7 +41,7 @@ offered: a hundred thousand buttons would freeze the app)."""
 KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
 
 
-class PermissionDialog(AskingScreen[str | None]):
+class PermissionDialog(AgentQuestion[str | None]):
     """Returns the chosen optionId, or None when the user dismisses it (cancelled)."""
 
     DEFAULT_CSS = """
@@ -105,8 +106,10 @@ class PermissionDialog(AskingScreen[str | None]):
                         yield Button(
                             self._label(option), name=option.option_id, disabled=True, compact=True
                         )
-                    if len(options) > OPTIONS_SHOWN:
-                        hidden = more_text(len(options) - OPTIONS_SHOWN, "options (not shown)")
+                    left_out = max(0, len(options) - OPTIONS_SHOWN)
+                    left_out += not_kept(self.request, "options")
+                    if left_out:
+                        hidden = more_text(left_out, "options (not shown)")
                         yield Static(Content(hidden), id="permission-more")
                 yield self.quiet_note()
                 yield Static(id="permission-waiting")
@@ -117,9 +120,8 @@ class PermissionDialog(AskingScreen[str | None]):
     def set_waiting(self, waiting: int) -> None:
         """Show how many more questions (permissions, elicitations) wait behind this one."""
         self.waiting = waiting
-        plural = "question waits" if waiting == 1 else "questions wait"
         for note in self.query("#permission-waiting").results(Static):
-            note.update(Content(f"{waiting} more {plural} after this one."))
+            note.update(Content(waiting_text(waiting)))
             note.set_class(waiting == 0, "-none")
 
     def _label(self, option: PermissionOption) -> Content:
@@ -144,11 +146,13 @@ class PermissionDialog(AskingScreen[str | None]):
         locations = tool.locations or []
         for location in locations[:LIST_LIMIT]:
             parts.append(Text(sanitize(location.path, LABEL_LIMIT), style="dim"))
-        if len(locations) > LIST_LIMIT:
-            parts.append(Text(more_text(len(locations) - LIST_LIMIT, "locations"), style="dim"))
+        left_out = max(0, len(locations) - LIST_LIMIT) + not_kept(tool, "locations")
+        if left_out:
+            parts.append(Text(more_text(left_out, "locations"), style="dim"))
         content = tool.content or []
-        if len(content) > LIST_LIMIT:
-            parts.append(Text(more_text(len(content) - LIST_LIMIT, "pieces"), style="dim"))
+        left_out = max(0, len(content) - LIST_LIMIT) + not_kept(tool, "content")
+        if left_out:
+            parts.append(Text(more_text(left_out, "pieces"), style="dim"))
         for item in content[:LIST_LIMIT]:
             if isinstance(item, DiffToolCallContent):
                 parts.append(
@@ -179,3 +183,11 @@ class PermissionDialog(AskingScreen[str | None]):
 
     def action_dismiss_cancelled(self) -> None:
         self.answer(None)
+
+    def refusal(self) -> str | None:
+        """The agent's "reject once" option (else "reject always"; else cancelled)."""
+        for kind in ("reject_once", "reject_always"):
+            for option in self.request.options:
+                if option.kind == kind:
+                    return option.option_id
+        return None

@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.widgets import Button, Static
 
 from acp_tui.client.tools.terminal_gate import TerminalAnswer, TerminalAsk
-from acp_tui.ui.dialogs.asking import AskingScreen
+from acp_tui.ui.dialogs.question import AgentQuestion
 from acp_tui.ui.plain_text import LABEL_LIMIT, TEXT_LIMIT, sanitize
 
 ITEMS_SHOWN = 50
@@ -33,7 +33,7 @@ ITEMS_SHOWN = 50
 BUTTONS: dict[str, TerminalAnswer] = {"once": "once", "session": "session", "deny": "deny"}
 
 
-class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
+class TerminalDialog(AgentQuestion["TerminalAnswer | None"]):
     """Returns "once", "session" or "deny" (None: dismissed, which denies too)."""
 
     DEFAULT_CSS = """
@@ -125,6 +125,9 @@ class TerminalDialog(AskingScreen["TerminalAnswer | None"]):
 
     def action_allow_session(self) -> None:
         self.answer("session")
+
+    def refusal(self) -> TerminalAnswer | None:
+        return "deny"
 
     def action_deny(self) -> None:
         self.answer("deny")

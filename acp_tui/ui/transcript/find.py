@@ -1,6 +1,7 @@
 """Provides TranscriptSearch: find text in a transcript of any length, without rendering it.
 
-The search reads the transcript's model (each entry's text, lower-cased once per revision)
+The search reads the transcript's model (each entry's text as the view shows it: Markdown
+without its syntax, see `acp_tui.ui.transcript.shown_text`; lower-cased once per revision)
 and counts the matches per entry, so a keystroke costs one pass of ``str.count`` over the
 text, however long the transcript; match number k is found by bisection over the running
 counts. To show a match, the view renders only the unit that holds it (:meth:`unit_lines`),
@@ -29,24 +30,25 @@ from acp_tui.protocol.tools import ContentToolCallContent, DiffToolCallContent
 from acp_tui.ui.transcript.layout import Layout, Unit
 from acp_tui.ui.transcript.lines import TranscriptLines, is_thought
 from acp_tui.ui.transcript.painter import Painter, highlight
+from acp_tui.ui.transcript.pieces import Piece
+from acp_tui.ui.transcript.shown_text import MarkdownMode, markdown_shown, renders_markdown
 
 __all__ = [
     "Match",
     "TranscriptSearch",
     "mark_matches",
     "occurrences",
+    "piece_text",
     "searchable_text",
     "unit_of_match",
-    "without_fences",
 ]
 
-FENCES = ("```", "~~~")
 
-
-def searchable_text(entry: TranscriptEntry) -> str:
-    """The text of an entry that the search looks in (what the view shows of it, roughly)."""
+def searchable_text(entry: TranscriptEntry, markdown: MarkdownMode = "auto") -> str:
+    """The text of an entry that the search looks in (what the view shows of it, closely)."""
     if isinstance(entry, MessageEntry):
-        return without_fences(entry.text) if entry.role == "agent" else entry.text
+        text = entry.text
+        return markdown_shown(text) if renders_markdown(entry.role, text, markdown) else text
     if isinstance(entry, NoticeEntry):
         return entry.text
     if isinstance(entry, PlanEntryBlock):
@@ -60,12 +62,12 @@ def searchable_text(entry: TranscriptEntry) -> str:
     return "\n".join(parts)
 
 
-def without_fences(markdown: str) -> str:
-    """Markdown without its code fences' lines (```python is never shown), if it has any."""
-    if "```" not in markdown and "~~~" not in markdown:
-        return markdown
-    lines = markdown.split("\n")
-    return "\n".join(line for line in lines if not line.lstrip().startswith(FENCES))
+def piece_text(piece: Piece) -> str:
+    """The text the view shows of one piece of a message (a Markdown piece without its
+    syntax; code and plain text as they are)."""
+    if piece.kind != "md":
+        return piece.text
+    return markdown_shown(f"{piece.info}\n{piece.text}" if piece.info else piece.text)
 
 
 def occurrences(text: str, query: str) -> Iterator[int]:
@@ -133,7 +135,7 @@ class TranscriptSearch:
         cached = self._lowered.get(index)
         if cached is not None and cached[0] == entry.revision:
             return cached[1]
-        text = searchable_text(entry).lower()
+        text = searchable_text(entry, self.lines.markdown).lower()
         self._lowered[index] = (entry.revision, text)
         return text
 
@@ -248,7 +250,7 @@ def unit_of_match(layout: Layout, nth: int, query: str) -> tuple[int, int]:
     for position, unit in enumerate(layout.units):
         if unit.piece is None:
             continue
-        count = without_fences(unit.piece.text).lower().count(query)
+        count = piece_text(unit.piece).lower().count(query)
         if nth < count:
             return position, nth
         nth -= count

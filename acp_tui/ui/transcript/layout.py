@@ -49,6 +49,7 @@ class Layout:
     scanner: BlockScanner | None = None
     parts: list[str] | None = None
     parts_seen: int = 0
+    seen_tail: str = ""  # the end of the text scanned (to spot Markdown cut between chunks)
     has_tail: bool = False
     backlog: bool = False
 

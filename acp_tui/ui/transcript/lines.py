@@ -19,17 +19,19 @@ from textual.geometry import Offset
 from textual.selection import Selection
 from textual.strip import Strip
 
-from acp_tui.client.session.entries import MessageEntry, TranscriptEntry
-from acp_tui.client.session.transcript import Change, Transcript
+from acp_tui.client.session.entries import Change, MessageEntry, TranscriptEntry
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.ui.transcript.layout import Layout, Unit
 from acp_tui.ui.transcript.painter import Painter
 from acp_tui.ui.transcript.pieces import BlockScanner, Piece
 from acp_tui.ui.transcript.render import TerminalLookup
+from acp_tui.ui.transcript.shown_text import MarkdownMode, looks_like_markdown, renders_markdown
 
 __all__ = ["SCAN_BUDGET", "TranscriptLines"]
 
 SCAN_BUDGET = 128_000  # characters of message text cut into pieces per pass of `lay_out`
 _EMPTY = Strip([], 0)
+_TAIL = 200  # characters kept of a plain reply to find Markdown cut between two chunks
 
 
 def is_thought(entry: TranscriptEntry) -> bool:
@@ -52,6 +54,8 @@ class TranscriptLines:
         """The first entry whose offset is out of date."""
         self.width = 0
         self.show_thoughts = True
+        self.markdown: MarkdownMode = "auto"
+        """How the agent's replies are shown (the ``markdown`` setting)."""
         self.expand_thoughts = False
         self.expanded: dict[int, bool] = {}
         """The thoughts expanded or collapsed by hand, by entry index."""
@@ -189,14 +193,20 @@ class TranscriptLines:
     def _scan(self, entry: MessageEntry, layout: Layout, budget: int) -> int:
         scanner = layout.scanner
         reset = layout.parts is not entry.parts or len(entry.parts) < layout.parts_seen
+        new = "" if reset else "".join(entry.parts[layout.parts_seen :])
+        if scanner is not None and not reset and new and self._turns_markdown(entry, layout, new):
+            reset = True  # plain text so far, Markdown from now on: all of it is Markdown
         if scanner is None or reset:
-            scanner = layout.scanner = BlockScanner(markdown=entry.role == "agent")
-            layout.parts, layout.parts_seen, layout.has_tail = entry.parts, 0, False
+            new = "".join(entry.parts)
+            markdown = renders_markdown(entry.role, new, self.markdown)
+            scanner = layout.scanner = BlockScanner(markdown=markdown)
+            layout.parts, layout.has_tail, layout.seen_tail = entry.parts, False, ""
             layout.units = [Unit("header")] if entry.role == "thought" else []
             layout.relayout()
-        if layout.parts_seen < len(entry.parts):
-            scanner.feed("".join(entry.parts[layout.parts_seen :]))
-            layout.parts_seen = len(entry.parts)
+        if new:
+            scanner.feed(new)
+            layout.seen_tail = (layout.seen_tail + new)[-_TAIL:]
+        layout.parts_seen = len(entry.parts)
         units = layout.units
         if layout.has_tail:
             units.pop()
@@ -217,6 +227,14 @@ class TranscriptLines:
             layout.has_tail = True
         layout.relayout(min(first_changed, len(layout.offsets) - 1))
         return scanned
+
+    def _turns_markdown(self, entry: MessageEntry, layout: Layout, new: str) -> bool:
+        """True when an agent's reply shown as plain text so far ("auto") has Markdown in
+        ``new`` (or across the end of what came before and ``new``)."""
+        scanner = layout.scanner
+        if entry.role != "agent" or self.markdown != "auto" or scanner is None or scanner.markdown:
+            return False
+        return looks_like_markdown(layout.seen_tail + new)
 
     def _piece_unit(self, piece: Piece, units: list[Unit]) -> Unit:
         unit = Unit(

@@ -120,7 +120,7 @@ class Painter:
         else:
             assert isinstance(entry, MessageEntry)
             assert unit.piece is not None
-            if entry.role == "agent":
+            if unit.piece.kind != "plain":
                 renderable = render_piece(unit.piece, styles)
             else:
                 renderable = render_plain_piece(unit.piece, entry.role, styles)

@@ -122,8 +122,9 @@ def _render_tool_call(entry: ToolCallEntry, options: RenderOptions) -> Renderabl
             f":{location.line}" if location.line else ""
         )
         parts.append(Text(f"  {where}", style=styles.tool_meta))
-    if len(entry.locations) > LIST_LIMIT:
-        hidden = more_text(len(entry.locations) - LIST_LIMIT, "locations")
+    hidden_locations = max(0, len(entry.locations) - LIST_LIMIT) + entry.locations_not_kept
+    if hidden_locations:
+        hidden = more_text(hidden_locations, "locations")
         parts.append(Text(f"  {hidden}", style=styles.tool_meta))
     for item in entry.content[:LIST_LIMIT]:
         if isinstance(item, DiffToolCallContent):
@@ -239,8 +240,9 @@ def _render_plan(entry: PlanEntryBlock, styles: Styles) -> RenderableType:
         if item.priority == "high":
             text.append("  (high)", style=styles.tool_meta)
         text.append("\n")
-    if len(entry.entries) > LIST_LIMIT:
-        hidden = more_text(len(entry.entries) - LIST_LIMIT, "plan entries")
+    hidden_entries = max(0, len(entry.entries) - LIST_LIMIT) + entry.not_kept
+    if hidden_entries:
+        hidden = more_text(hidden_entries, "plan entries")
         text.append(f"  {hidden}", style=styles.tool_meta)
     text.rstrip()
     return text
@@ -280,8 +282,11 @@ def render_piece(piece: Piece, styles: Styles) -> RenderableType:
 
 
 def render_plain_piece(piece: Piece, role: str, styles: Styles) -> RenderableType:
-    """A piece of a user message or a thought: literal text, never markdown."""
+    """A piece of a user message, a thought or a reply shown as plain text (no Markdown in
+    it, or the ``markdown`` setting says "never"): literal text, line breaks kept."""
     body = sanitize(piece.text).rstrip("\n")
+    if role == "agent":  # padded to the width, as a Markdown paragraph is
+        return Padding(Text(body), (0, 0, 0, 0))
     if role == "user":
         if piece.first:
             line = Text("❯ ", style=styles.user)

@@ -9,8 +9,12 @@ display's helpers where things are and moving the display there. The keys are `k
 
 from __future__ import annotations
 
+import textwrap
+
+from rich.segment import Segment
 from textual import events
 from textual.selection import Selection
+from textual.strip import Strip
 
 from acp_tui.ui.transcript import keys
 from acp_tui.ui.transcript.blocks import last_reply
@@ -25,6 +29,26 @@ class TranscriptView(TranscriptDisplay, can_focus=True):
 
     ALLOW_SELECT = True
     BINDINGS = keys.BINDINGS
+
+    empty_hint: tuple[str, ...] = ()
+    """What an empty chat shows: what to try (the pane says it, for its agent)."""
+
+    def render_line(self, y: int) -> Strip:
+        if self.lines.height or not self.empty_hint:
+            return super().render_line(y)
+        width = self.scrollable_content_region.width
+        hint = self.hint_lines(width)
+        if y >= len(hint):
+            return super().render_line(y)
+        style = self.rich_style + self.painter.mark_style("transcript--notice")
+        return Strip([Segment(f"  {hint[y]}", style)]).crop_extend(0, width, self.rich_style)
+
+    def hint_lines(self, width: int) -> list[str]:
+        """The empty chat's hint, wrapped to ``width``, after a blank line."""
+        lines = [""]
+        for paragraph in self.empty_hint:
+            lines.extend(textwrap.wrap(paragraph, max(width - 4, 20)) or [""])
+        return lines
 
     def plain_lines(self) -> list[str]:
         """Everything, rendered, as plain text lines (for tests; renders what was not yet)."""

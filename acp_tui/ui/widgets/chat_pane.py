@@ -22,17 +22,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widget import Widget
 from textual.widgets import Static
 
 from acp_tui.ui.messages import CommandTyped, OptionChosen
-from acp_tui.ui.plain_text import NAME_LIMIT, sanitize
 from acp_tui.ui.slash import parse_prompt
 from acp_tui.ui.startup import StandIn, replace_stand_in
 from acp_tui.ui.widgets.context_bar import ContextBar
 from acp_tui.ui.widgets.find_bar import FindBar
+from acp_tui.ui.widgets.pane_views import PANE_VIEWS, new_view
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
+from acp_tui.ui.widgets.status_line import StatusLine
+from acp_tui.ui.widgets.status_text import agent_status, status_text, waited
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
@@ -43,9 +44,8 @@ if TYPE_CHECKING:
     from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.session_options import SessionOptions
 
-__all__ = ["STATE_LABELS", "ChatPane"]
+__all__ = ["ChatPane"]
 
-STATE_LABELS = {"idle": "ready", "running": "working…", "requires_action": "waiting for you"}
 EARLY_REASON = "sent once the agent has started"
 
 
@@ -64,6 +64,7 @@ class ChatPane(Vertical):
     BINDINGS = [
         Binding("ctrl+up", "focus_queue", "Queued", tooltip="Edit the queued messages"),
         Binding("ctrl+f", "find", "Find"),
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, tooltip="The session's next mode"),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("pagedown", "page(1)", "Page down", show=False),
         Binding("ctrl+home", "transcript_edge(False)", "Top", show=False),
@@ -87,45 +88,28 @@ class ChatPane(Vertical):
         self.workspace: Workspace | None = None
         self.early: list[Queued] = []
         """Prompts sent before the Workspace existed (handed over in `bind`)."""
+        self.editing_queued: int | None = None
+        """The queued prompt taken into the editor: the next send replaces it, in its place."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(self.status_text()), id="status")
+        yield StatusLine(Content(self.status_text()), id="status")
         core = self.core
         if core is None:
             # The first frame: what it does not show (the views, and the find bar, the queue
             # and the context bar, hidden while empty) comes after it (`views_arrived`).
-            yield StandIn("transcript")
-            yield StandIn("options")
-            yield StandIn("find")
-            yield StandIn("queue")
-            yield StandIn("context")
+            for kind in PANE_VIEWS:
+                yield StandIn(kind)
         else:
-            for kind in ("transcript", "options", "find", "queue", "context"):
-                yield self._new_view(kind, core)
+            for kind in PANE_VIEWS:
+                yield new_view(kind, core, self.launch)
         yield PromptInput(history=self.history, id="prompt")
-
-    def _new_view(self, kind: str, core: Core | None) -> Widget:
-        """The widget that a stand-in of ``kind`` holds the place of (the transcript and the
-        options bar need the core)."""
-        if kind == "find":
-            return FindBar(id="find")
-        if kind == "queue":
-            return QueueView(id="queue")
-        if kind == "context":
-            return ContextBar(id="context")
-        assert core is not None
-        if kind == "transcript":
-            view = core.transcript_view(id="transcript")
-            view.show_thoughts = self.launch.settings.show_thoughts
-            return view
-        return core.session_options(id="session-options")
 
     async def views_arrived(self, core: Core) -> None:
         """Replace the stand-ins by the views (the first pane, once the core is loaded)."""
         self.core = core
         with self.app.batch_update():
             for stand_in in list(self.query(StandIn)):
-                await replace_stand_in(stand_in, self._new_view(stand_in.kind, core))
+                await replace_stand_in(stand_in, new_view(stand_in.kind, core, self.launch))
         if self.slot is not None:
             self.show_session()
         else:
@@ -136,7 +120,7 @@ class ChatPane(Vertical):
         wait in it (it shows them when it arrives)."""
         for stand_in in list(self.query(StandIn)):
             if stand_in.kind == "queue":
-                await replace_stand_in(stand_in, self._new_view("queue", self.core))
+                await replace_stand_in(stand_in, new_view("queue", self.core, self.launch))
                 self.refresh_queue()
 
     @property
@@ -199,56 +183,25 @@ class ChatPane(Vertical):
     @property
     def agent_status(self) -> str:
         """What the agent or the slot is doing, while the session is not simply open."""
-        slot = self.slot
-        if slot is None:
-            return "starting the agent…"
-        logging_in = slot.agent.login_cancel is not None
-        if logging_in or slot.state in ("starting", "agent_down") or not slot.status:
-            return slot.agent.status
-        return slot.status
+        return agent_status(self.slot)
 
     def status_text(self) -> str:
-        """Agent, protocol, cwd, extra roots, then the turn state (or the agent's state).
-
-        Sanitised plain text (agent and session titles come from the agent): shown as
-        ``Content``, never parsed as markup.
-        """
-        slot = self.slot
-        if slot is None:
-            name = self.launch.display_name or self.launch.command.name
-            version, cwd = self.launch.protocol_version, self.launch.cwd
-            roots = self.launch.additional_directories
-        else:
-            name, version = slot.agent.display_name, slot.agent.protocol_version
-            cwd, roots = slot.cwd, slot.additional_directories
-        parts = [sanitize(name, NAME_LIMIT), f"ACP v{version}", sanitize(str(cwd))]
-        if roots:
-            parts.append("+ " + ", ".join(sanitize(p.name or str(p), NAME_LIMIT) for p in roots))
-        ready = slot is not None and slot.state == "ready" and slot.agent.alive
-        if slot is not None and ready and slot.agent.login_cancel is None:
-            state = slot.transcript.state
-            parts.append(STATE_LABELS.get(state, sanitize(state)))
-        else:
-            parts.append(sanitize(self.agent_status, NAME_LIMIT) + self.waited())
-        if slot is not None and slot.title:
-            parts.append(sanitize(slot.title, NAME_LIMIT))
-        return "  ·  ".join(parts)
+        """The status line (see `acp_tui.ui.widgets.status_line`)."""
+        return status_text(self.launch, self.slot, self.workspace)
 
     def waited(self) -> str:
-        """How long the slot has waited for the agent's answer, while its session opens."""
-        slot, ws = self.slot, self.workspace
-        waiting = ws.opening.waiting(slot) if slot is not None and ws is not None else None
-        if waiting is None:
-            return ""
-        return f" · {waiting.method}: waited {waiting.seconds()} s (Esc cancels)"
+        return waited(self.slot, self.workspace)
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self._count_seconds)
+        self.set_interval(1.0, self.tick)
         if self.core is None:
             self.call_after_refresh(self.queue_arrives)
 
-    def _count_seconds(self) -> None:
-        if self.waited():
+    def tick(self) -> None:
+        """Once a second: a running turn's time, or how long an opening has waited, on the
+        status line (nothing otherwise)."""
+        slot = self.slot
+        if slot is not None and (slot.transcript.turn_started is not None or self.waited()):
             self.refresh_status()
 
     def refresh_status(self) -> None:
@@ -264,7 +217,8 @@ class ChatPane(Vertical):
         if slot is None:
             queue.show_queue(self.early, EARLY_REASON)
         else:
-            queue.show_queue([Queued(p.id, p.text) for p in slot.queue], slot.queue_reason())
+            queued = [Queued(p.id, p.text, p.editing) for p in slot.queue]
+            queue.show_queue(queued, slot.queue_reason(), paused=slot.queue.paused)
             self.query_one(ContextBar).show_context(
                 [f"!{c.command} · {c.lines} lines · {c.how_it_ended}" for c in slot.context]
             )
@@ -273,7 +227,26 @@ class ChatPane(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_queue":  # offered while something waits
             return any(queue.queued for queue in self.query(QueueView))
+        if action == "cycle_mode":  # from the prompt, for a session with modes; else Shift+Tab
+            return self.prompt.has_focus and self.has_modes  # moves the focus back, as ever
         return True
+
+    @property
+    def has_modes(self) -> bool:
+        """Whether the session has modes to step through (Shift+Tab)."""
+        session = self.slot.session if self.slot is not None else None
+        if session is None:
+            return False
+        from acp_tui.client.session.modes import mode_picker  # the core is loaded by now
+
+        return mode_picker(session.transcript) is not None
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab in the prompt: ask for the session's next mode (the options bar shows it
+        once the agent agrees)."""
+        slot, ws = self.slot, self.workspace
+        if slot is None or ws is None or ws.prompts.cycle_mode(slot) is None:
+            raise SkipAction()
 
     def action_focus_queue(self) -> None:
         """Into the queued messages: Enter or e edits one, Delete removes it, Esc returns."""
@@ -296,12 +269,28 @@ class ChatPane(Vertical):
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
             return
-        self.workspace.prompts.submit(self.slot, event.text, event.attachments)
+        editing, self.editing_queued = self.editing_queued, None
+        prompts = self.workspace.prompts
+        if editing is None or not prompts.edit_queued(self.slot, editing, event.text):
+            prompts.submit(self.slot, event.text, event.attachments)
+
+    @on(QueueView.ResumeRequested)
+    def resume_queue(self, event: QueueView.ResumeRequested) -> None:
+        event.stop()
+        if self.slot is not None and self.workspace is not None:
+            self.workspace.prompts.resume(self.slot)
+        self.prompt.focus()
 
     @on(QueueView.EditRequested)
     def edit_queued(self, event: QueueView.EditRequested) -> None:
+        """Into the editor, after the draft; sent, it replaces the queued one in its place."""
         event.stop()
-        text = self.take_queued(event.prompt_id)
+        if self.slot is not None and self.workspace is not None:
+            held = self.workspace.prompts.hold_for_edit(self.slot, event.prompt_id)
+            text = held.text if held is not None else None
+            self.editing_queued = event.prompt_id if held is not None else None
+        else:
+            text = self.take_queued(event.prompt_id)
         if text is not None:
             prompt = self.prompt
             prompt.load_text(text if not prompt.text.strip() else f"{prompt.text}\n{text}")
@@ -366,13 +355,19 @@ class ChatPane(Vertical):
     def action_back_to_prompt(self) -> None:
         if self.prompt.has_focus:
             raise SkipAction()  # Esc in the prompt is the screen's: it cancels the turn
-        self.prompt.focus()
+        self.screen.set_focus(self.prompt)  # at once: the keys typed next are the prompt's
 
     @on(OptionChosen)
     def apply_option(self, event: OptionChosen) -> None:
         event.stop()
         if self.slot is not None and self.workspace is not None:
             self.workspace.prompts.set_option(self.slot, event.config_id, event.value)
+
+    @property
+    def interruptible(self) -> bool:
+        """A turn runs here, or a login is under way: Esc or Ctrl+C stops it."""
+        slot = self.slot
+        return slot is not None and (slot.busy or slot.agent.login_cancel is not None)
 
     def cancel_turn(self) -> None:
         """Esc: give up a login under way, or the opening of the session, else stop the !

@@ -1,7 +1,8 @@
 """Provides FindBar: the find line of a chat pane (Ctrl+F), over the pane's transcript.
 
-Typing searches at once and shows "3 of 17"; Enter, F3 or Ctrl+G goes to the next match,
-Shift+Enter or Shift+F3 to the previous one; Esc closes the bar (the matches are no longer
+Typing searches at once and shows "3 of 17"; Enter, Down, F3 or Ctrl+G goes to the next
+match, Up (or Shift+Enter, Shift+F3 where the terminal sends them: tmux 3.3 does not) to the
+previous one; Esc closes the bar (the matches are no longer
 marked) and posts ``Closed`` so the pane gives the prompt the focus back. The bar searches
 through whatever it is given as its ``target`` (the transcript view, see `Findable`), so it
 imports no view.
@@ -50,8 +51,8 @@ class FindBar(Horizontal):
     """
 
     BINDINGS = [
-        Binding("f3,ctrl+g,enter", "step(1)", "Next", key_display="⏎"),
-        Binding("shift+enter,shift+f3", "step(-1)", "Previous", key_display="⇧⏎"),
+        Binding("enter,down,f3,ctrl+g", "step(1)", "Next", key_display="⏎/↓"),
+        Binding("up,shift+enter,shift+f3", "step(-1)", "Previous", key_display="↑"),
         Binding("escape", "close", "Close"),
     ]
 

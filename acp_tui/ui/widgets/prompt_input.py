@@ -47,8 +47,8 @@ from acp_tui.ui.widgets.completion import (
 )
 
 if TYPE_CHECKING:
+    from acp_tui.client.session.entries import Change
     from acp_tui.client.session.live_session import LiveSession
-    from acp_tui.client.session.transcript import Change
 
 PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ files"
 
@@ -76,6 +76,7 @@ class PromptInput(TextArea):
         Binding("escape", "close_completion", "Close the list", show=False),
         Binding("ctrl+home", "cursor_draft_edge(False)", "Start", show=False),
         Binding("ctrl+end", "cursor_draft_edge(True)", "End", show=False),
+        Binding("ctrl+g", "edit_in_editor", "Edit in $EDITOR", show=False),
     ]
 
     @dataclass
@@ -106,6 +107,8 @@ class PromptInput(TextArea):
         self.prompt_history = history
         self.browser = HistoryBrowser()
         self.session: LiveSession | None = None
+        self.after_ctrl_x = False
+        """Whether the last key was Ctrl+X (Ctrl+E next opens the editor, as in bash)."""
         self.completion_list = CompletionList(self)
         self.completing: Context | None = None
         self.dismissed_at: Location | None = None
@@ -139,6 +142,21 @@ class PromptInput(TextArea):
     cut short (`ch` of `check 130`) and glued the rest to the next one."""
 
     async def _on_key(self, event: events.Key) -> None:
+        after_ctrl_x, self.after_ctrl_x = self.after_ctrl_x, event.key == "ctrl+x"
+        if event.key == "ctrl+x" or (event.key == "ctrl+e" and after_ctrl_x):
+            # Here, in order with the keys around them (a binding would act later): Ctrl+X
+            # cuts as one edit, and Ctrl+E right after it (bash's Ctrl+X Ctrl+E) undoes that
+            # cut and opens the editor.
+            event.stop()
+            event.prevent_default()
+            if event.key == "ctrl+x":
+                self.history.checkpoint()
+                self.action_cut()
+                self.history.checkpoint()
+            else:
+                self.undo()
+                self.action_edit_in_editor()
+            return
         action = self.ORDERED_KEYS.get(event.key)
         if action is None:
             await super()._on_key(event)
@@ -168,6 +186,27 @@ class PromptInput(TextArea):
         # between the text that was sent and a later clear.
         self.clear()
         self.post_message(self.Submitted(self, text, attachments))
+
+    @work(exclusive=True, group="editor")
+    async def action_edit_in_editor(self) -> None:
+        """Ctrl+G: the draft in ``$VISUAL``/``$EDITOR``, taken back as one undoable edit."""
+        from acp_tui.ui.external_editor import edit_in_editor
+
+        cwd = self.session.cwd if self.session is not None else Path.cwd()
+        edited = await edit_in_editor(self.app, self.text, cwd)
+        if edited.text is None:
+            self.notify(f"The draft is kept: {edited.problem}.", severity="warning")
+            return
+        self.history.checkpoint()
+        self.replace(edited.text, self.document.start, self.document.end)
+        self.history.checkpoint()
+        self.move_cursor(self.document.end)
+
+    def clear_draft(self) -> None:
+        """Empty the prompt (Ctrl+C) as one edit of its own: Ctrl+Z brings the text back."""
+        self.history.checkpoint()
+        self.clear()
+        self.history.checkpoint()
 
     @on(events.Paste)
     def paste_image_as_mention(self, event: events.Paste) -> None:

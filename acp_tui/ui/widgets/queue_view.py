@@ -1,9 +1,10 @@
 """Provides QueueView: the prompts waiting to be sent, above the prompt, editable and removable.
 
 Shown only while something waits. Its first line says why the prompts wait (the agent is
-starting, a turn runs, the agent stopped...); each prompt is a row: Enter or ``e`` takes it back
-into the prompt to edit (it leaves the queue), Delete or ``x`` removes it. The view only shows
-and asks: whoever owns the queue handles `EditRequested` and `RemoveRequested`.
+starting, a turn runs, the agent stopped, a cancel paused them...); each prompt is a row: ``e``
+takes it into the prompt to edit (it keeps its place, marked ✎), Delete or ``x`` removes it.
+Enter edits too, except on a paused queue, where it sends the queue on (`ResumeRequested`).
+The view only shows and asks: whoever owns the queue handles the requests.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Queued:
 
     id: int
     text: str
+    editing: bool = False
 
 
 def preview(text: str, width: int = PREVIEW) -> str:
@@ -70,20 +72,27 @@ class QueueView(OptionList):
     class RemoveRequested(Message):
         prompt_id: int
 
+    class ResumeRequested(Message):
+        """Enter on a paused queue: the user confirms it goes on."""
+
     class Back(Message):
         """Done with the queue: back to the prompt."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.queued: list[Queued] = []
+        self.paused = False
 
-    def show_queue(self, queued: Sequence[Queued], reason: str) -> None:
+    def show_queue(self, queued: Sequence[Queued], reason: str, *, paused: bool = False) -> None:
         """Show ``queued`` (hidden when empty), under a line saying why they wait."""
         keep = self.highlighted
         self.queued = list(queued)
-        options = [Option(Content.styled(f"⧗ queued: {sanitize(reason)}", "dim"), disabled=True)]
+        self.paused = paused
+        head = f"{'⏸ paused' if paused else '⧗ queued'}: {sanitize(reason)}"
+        options = [Option(Content.styled(head, "bold" if paused else "dim"), disabled=True)]
         for number, item in enumerate(self.queued, start=1):
-            label = Content(f"{number}. {preview(sanitize(item.text))}")
+            mark = "✎ " if item.editing else ""
+            label = Content(f"{number}. {mark}{preview(sanitize(item.text))}")
             options.append(Option(label, id=str(item.id)))
         self.set_options(options)
         self.set_class(bool(self.queued), "-shown")
@@ -115,4 +124,7 @@ class QueueView(OptionList):
     @on(OptionList.OptionSelected)
     def edit_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.action_edit()
+        if self.paused:
+            self.post_message(self.ResumeRequested())
+        else:
+            self.action_edit()

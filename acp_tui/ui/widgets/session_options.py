@@ -4,7 +4,9 @@ One compact Select per select option (the model first, the ``model_config`` opti
 then the agent's order), a Switch per
 boolean option, a Select for legacy ``modes`` only when no config option has the "mode"
 category (the protocol's rule), and the context/cost usage at the end. The bar follows the
-transcript live; only what the user changes is posted, never what the agent pushed.
+transcript live; only what the user changes is posted, never what the agent pushed. Once the
+user has chosen (or dismissed a picker's list, or flipped a switch), the prompt has the focus
+again: what they type next is a message, not a search of the list.
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.widgets import Label, Select, Static, Switch
+from textual.widgets._select import SelectOverlay
 
-from acp_tui.client.session.entries import Usage
-from acp_tui.client.session.transcript import Change, Transcript
+from acp_tui.client.session.entries import Change, Usage
+from acp_tui.client.session.figures import tokens as format_tokens
+from acp_tui.client.session.modes import mode_config
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.session_config import (
     SessionConfigBoolean,
     SessionConfigSelect,
@@ -48,14 +54,6 @@ class Picker:
 
 def config_key(config_id: str) -> str:
     return f"config:{config_id}"
-
-
-def mode_config(transcript: Transcript) -> SessionConfigSelect | None:
-    """The select option of category "mode", which replaces legacy modes when present."""
-    for option in transcript.config_options:
-        if isinstance(option, SessionConfigSelect) and option.category == "mode":
-            return option
-    return None
 
 
 def _select_choices(option: SessionConfigSelect, current: str) -> tuple[tuple[str, str], ...]:
@@ -100,16 +98,6 @@ def pickers_for(transcript: Transcript) -> list[Picker]:
     return pickers
 
 
-def format_tokens(count: int) -> str:
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}k"
-    if count < 1_000_000:
-        return f"{count // 1000}k"
-    return f"{count / 1_000_000:.1f}M"
-
-
 def format_amount(amount: float) -> str:
     """A cost for a status bar: cents above 1, a tenth of a cent below, never e-notation."""
     if amount >= 1:
@@ -141,10 +129,22 @@ class OptionSelect(Select[str]):
     Its setup is skipped then (the widget is being removed anyway).
     """
 
+    class Done(Message):
+        """The user closed the list: chose (the same value too) or dismissed it."""
+
     def on_mount(self, event: events.Mount) -> None:
         current = self.query("SelectCurrent")
         if not (self.query("SelectOverlay") and current and current.first().query("#label")):
             event.prevent_default()
+
+    @on(SelectOverlay.UpdateSelection)
+    @on(SelectOverlay.Dismiss)
+    def list_closed(self, event: SelectOverlay.UpdateSelection | SelectOverlay.Dismiss) -> None:
+        # Textual's own handler runs next and focuses this Select; Done comes after it, and
+        # the bar gives the focus to the prompt (a list that closed as the focus went
+        # elsewhere leaves the focus there).
+        if not isinstance(event, SelectOverlay.Dismiss) or not event.lost_focus:
+            self.post_message(self.Done())
 
 
 class SessionOptions(Horizontal):
@@ -176,6 +176,8 @@ class SessionOptions(Horizontal):
         self._mode_pushed: str | None = None
         self._rebuilding = False
         self._rebuild_again = False
+        self._refresh_waiting = False
+        """A refresh is scheduled for the changes so far (a flood redraws once per batch)."""
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -234,6 +236,12 @@ class SessionOptions(Horizontal):
             self._mode_pushed = transcript.modes.current_mode_id
         elif change.what == "config_options":
             self._mode_pushed = None
+        if not self._refresh_waiting:  # once the batch of updates is in, not once each
+            self._refresh_waiting = True
+            self.call_later(self._refresh_waited)
+
+    def _refresh_waited(self) -> None:
+        self._refresh_waiting = False
         self.refresh_from_transcript()
 
     def current_values(self) -> dict[str, str | bool]:
@@ -324,15 +332,17 @@ class SessionOptions(Horizontal):
         if prompts:
             prompts.first().focus()
 
-    def _user_change(self, key: str, value: object) -> None:
+    def _user_change(self, key: str, value: object) -> bool:
+        """Post the user's change; False when it was none (the agent's value shown)."""
         # Only a value that differs from the transcript is the user's: the agent's own pushes
         # (and the controls' initial values) always match it, so they never echo back.
         if key not in self.current_values() or self.current_values()[key] == value:
-            return
+            return False
         if key == MODE_KEY and isinstance(value, str):
             self.post_message(OptionChosen(None, value))
         elif key.startswith("config:") and isinstance(value, str | bool):
             self.post_message(OptionChosen(key.removeprefix("config:"), value))
+        return True
 
     @on(Select.Changed)
     def select_changed(self, event: Select.Changed) -> None:
@@ -343,4 +353,10 @@ class SessionOptions(Horizontal):
     @on(Switch.Changed)
     def switch_changed(self, event: Switch.Changed) -> None:
         event.stop()
-        self._user_change(event.switch.name or "", event.value)
+        if self._user_change(event.switch.name or "", event.value):
+            self.refocus(None)  # Space typed next is a space in the prompt, not a flip
+
+    @on(OptionSelect.Done)
+    def list_closed(self, event: OptionSelect.Done) -> None:
+        event.stop()
+        self.refocus(None)

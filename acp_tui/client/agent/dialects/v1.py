@@ -18,6 +18,7 @@ from acp_tui.protocol.capabilities import (
     InitializeResponse,
 )
 from acp_tui.protocol.client_methods import RequestPermissionRequest
+from acp_tui.protocol.held import hold_permission
 from acp_tui.protocol.session_config import SessionConfigOption
 
 __all__ = ["V1Dialect"]
@@ -113,4 +114,5 @@ class V1Dialect(Dialect):
         return note.session_id, [note.update]
 
     def permission_request(self, params: Any) -> RequestPermissionRequest:
+        hold_permission(params)  # what one request can make the app hold is capped
         return validate_in_pieces(RequestPermissionRequest, params, "options")

@@ -31,6 +31,7 @@ from acp_tui.protocol.big import validate_in_pieces
 from acp_tui.protocol.capabilities import Implementation
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
+from acp_tui.protocol.held import hold_permission
 from acp_tui.protocol.session_config import SessionConfigOption
 from acp_tui.protocol.tools import (
     ContentToolCallContent,
@@ -250,6 +251,7 @@ class V2Dialect(Dialect):
     def permission_request(self, params: Any) -> RequestPermissionRequest:
         """A v2 request in the handler's shape: the subject's tool call (or one describing the
         command or question), the v2 title, description and subject kept beside it."""
+        hold_permission(params)  # what one request can make the app hold is capped
         request = validate_in_pieces(v2t.RequestPermissionRequest, params, "options")
         subject = request.subject
         view: dict[str, Any] = {

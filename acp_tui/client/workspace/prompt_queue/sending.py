@@ -4,9 +4,10 @@ the turns, cancel and session options.
 Enter never loses a message: `submit` sends it at once when its slot is ready and no turn runs,
 and otherwise queues it (`acp_tui.client.workspace.prompt_queue.waiting`), visibly, with the
 reason it waits; queued prompts stay editable and removable until they are sent, one turn each,
-in order, as soon as the session is shown or the turn ends. A slot whose session was closed or
-deleted opens a new one for it. When a slot's session goes away under its queue, the queued
-text goes back to the user as a draft.
+in order, as soon as the session is shown or the turn ends. Cancelling a turn pauses the prompts
+queued behind it until the user resumes them or edits one (which keeps its place). A slot
+whose session was closed or deleted opens a new one for it. When a slot's session goes away
+under its queue, the queued text goes back to the user as a draft.
 
 The queue follows the board rather than being called: it drains when a session is shown
 (`SessionShown`), and when a slot is closed or its agent is down (`SlotStateChanged`) the turn
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
+from acp_tui.client.session.modes import mode_picker
 from acp_tui.client.session.prompt_blocks import build_prompt_blocks, context_block
 from acp_tui.client.tools.mentions import resolve_mentions
 from acp_tui.client.workspace.events import (
@@ -57,6 +59,8 @@ class PromptQueue:
         self.authenticated = authenticated
         self.reopen = reopen
         self._next_prompt = 0
+        self._modes_asked: dict[int, str] = {}
+        """The mode last asked for in each slot (by id), until the agent has answered."""
         board.on(SessionShown, self.session_shown)
         board.on(SlotStateChanged, self.slot_state_changed)
 
@@ -91,15 +95,37 @@ class PromptQueue:
         return prompt
 
     def edit_queued(self, slot: SessionSlot, prompt_id: int, text: str) -> bool:
-        """Change a prompt that has not been sent yet; False when it is gone (sent)."""
+        """Change a prompt that has not been sent yet, in its place; False when it is gone
+        (sent or removed). An edit being made is done: the user sent it, which also confirms a
+        paused queue, and the queue goes on."""
         for prompt in slot.queue:
             if prompt.id == prompt_id:
                 prompt.text = text
                 prompt.attachments = ()
                 prompt.recorded_in = None  # what is sent now is recorded
+                if prompt.editing:
+                    prompt.editing = slot.queue.paused = False
                 self.board.emit(QueueChanged(slot))
+                self.drain(slot)
                 return True
         return False
+
+    def hold_for_edit(self, slot: SessionSlot, prompt_id: int) -> QueuedPrompt | None:
+        """The user takes a queued prompt into the editor: it stays in its place, and it and
+        what follows wait until `edit_queued` (or `remove_queued`); None when it is gone."""
+        for prompt in slot.queue:
+            if prompt.id == prompt_id:
+                prompt.editing = True
+                self.board.emit(QueueChanged(slot))
+                return prompt
+        return None
+
+    def resume(self, slot: SessionSlot) -> None:
+        """The user confirms the paused queue (Enter on it): it goes on, edits under way
+        aside (an edited prompt goes once the edit is sent)."""
+        slot.queue.paused = False
+        self.board.emit(QueueChanged(slot))
+        self.drain(slot)
 
     def remove_queued(self, slot: SessionSlot, prompt_id: int) -> QueuedPrompt | None:
         """Take a prompt out of the queue (not sent); returns it, or None when already sent."""
@@ -108,6 +134,7 @@ class PromptQueue:
                 slot.queue.remove(prompt)
                 slot.context[:0] = prompt.context  # waits for the next prompt instead
                 self.board.emit(QueueChanged(slot))
+                self.drain(slot)  # it may have held the others
                 return prompt
         return None
 
@@ -131,7 +158,7 @@ class PromptQueue:
 
     def drain(self, slot: SessionSlot) -> None:
         """Send the next queued prompt if the slot can take it now."""
-        if slot.queue.sending is not None or not slot.queue or not slot.live:
+        if slot.queue.sending is not None or slot.queue.held or not slot.queue or not slot.live:
             if slot.queue:
                 self.board.emit(QueueChanged(slot))
             return
@@ -200,10 +227,14 @@ class PromptQueue:
 
     def cancel_turn(self, slot: SessionSlot) -> None:
         """Cancel the running turn (`session/cancel`); pending permission questions are
-        answered `cancelled`."""
+        answered `cancelled`. The prompts queued behind it are paused: the user stopped the
+        agent, and what they queued earlier goes only once they say so (`resume`)."""
         client, session = slot.agent.client, slot.session
         if client is None or session is None or not session.prompt_pending:
             return
+        if slot.queue and not slot.queue.paused:
+            slot.queue.paused = True
+            self.board.emit(QueueChanged(slot))
 
         async def cancel() -> None:
             try:
@@ -213,10 +244,41 @@ class PromptQueue:
 
         self.board.spawn(cancel, f"cancel in slot {slot.id}")
 
-    def set_option(self, slot: SessionSlot, config_id: str | None, value: str | bool) -> None:
-        """`session/set_config_option` (or `session/set_mode` when ``config_id`` is None)."""
+    def cycle_mode(self, slot: SessionSlot) -> str | None:
+        """Ask for the session's next mode (Shift+Tab); returns its name, or None when the
+        session has no modes to step through.
+
+        A press before the agent has answered the last one steps on from the mode asked for,
+        not from the one the session still shows: three quick presses go three modes on.
+        """
+        session = slot.session
+        picker = mode_picker(session.transcript) if session is not None else None
+        if picker is None:
+            return None
+        value = picker.after(self._modes_asked.get(slot.id, picker.current))
+        self._modes_asked[slot.id] = value
+
+        def answered() -> None:
+            if self._modes_asked.get(slot.id) == value:
+                del self._modes_asked[slot.id]
+
+        self.set_option(slot, picker.config_id, value, answered=answered)
+        return picker.name_of(value)
+
+    def set_option(
+        self,
+        slot: SessionSlot,
+        config_id: str | None,
+        value: str | bool,
+        *,
+        answered: Callable[[], None] | None = None,
+    ) -> None:
+        """`session/set_config_option` (or `session/set_mode` when ``config_id`` is None);
+        ``answered`` is called once the agent has answered (or failed to)."""
         client, session = slot.agent.client, slot.session
         if client is None or session is None:
+            if answered is not None:
+                answered()
             return
 
         async def apply() -> None:
@@ -229,5 +291,8 @@ class PromptQueue:
                 session.transcript.add_notice(f"Could not change the setting: {exc}", "error")
                 # Put the pickers back to what the session really has.
                 session.transcript.set_config_options(list(session.transcript.config_options))
+            finally:
+                if answered is not None:
+                    answered()
 
         self.board.spawn(apply, f"setting an option in slot {slot.id}")

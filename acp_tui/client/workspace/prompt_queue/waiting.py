@@ -1,7 +1,8 @@
 """Provides QueuedPrompt and SlotQueue: the prompts a tab holds until they can be sent.
 
 Enter never loses a message: what cannot be sent at once waits here, visibly, with the reason it
-waits, editable and removable until it goes. A tab's `SlotQueue` also holds the prompt whose
+waits, editable and removable until it goes. A cancelled turn pauses the queue: nothing queued
+goes until the user says so. A tab's `SlotQueue` also holds the prompt whose
 turn is running, so "is a turn running here?" and "why does this wait?" are answered in one
 place. The part that fills and empties it is `acp_tui.client.workspace.prompt_queue.sending`.
 """
@@ -30,6 +31,9 @@ class QueuedPrompt:
     recorded_in: str | None = None
     """The session whose local copy has it already (sent once, and queued again after a
     terminal login): it is not recorded twice."""
+    editing: bool = False
+    """Taken into the prompt to be edited: it keeps its place, and neither it nor what follows
+    goes until the edit is sent."""
 
 
 WAITING_FOR = {
@@ -49,6 +53,13 @@ class SlotQueue(list[QueuedPrompt]):
         super().__init__()
         self.sending: QueuedPrompt | None = None
         """The prompt whose turn is running (or is on its way)."""
+        self.paused = False
+        """The user cancelled a turn with prompts queued: none goes until they resume it."""
+
+    @property
+    def held(self) -> bool:
+        """Nothing may go now: the queue is paused, or its next prompt is being edited."""
+        return self.paused or (bool(self) and self[0].editing)
 
     @property
     def busy(self) -> bool:
@@ -57,6 +68,10 @@ class SlotQueue(list[QueuedPrompt]):
 
     def reason(self, state: str) -> str:
         """Why the queued prompts wait, in words, in a slot in ``state``."""
+        if self.paused:
+            return "paused (turn cancelled): Ctrl+Up, then Enter sends them"
+        if self and self[0].editing:
+            return "waiting for the message you are editing"
         if state == "ready":
             return "sent when the current turn ends" if self.busy else "sending…"
         return WAITING_FOR[state]

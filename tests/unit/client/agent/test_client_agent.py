@@ -23,9 +23,8 @@ from acp_tui.client.errors import (
     Unsupported,
 )
 from acp_tui.client.process.command import AgentCommand
-from acp_tui.client.session.entries import MessageEntry, NoticeEntry, PlanEntryBlock
+from acp_tui.client.session.entries import Change, MessageEntry, NoticeEntry, PlanEntryBlock
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import Change
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,

@@ -22,9 +22,15 @@ from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.errors import AgentExited, ProtocolMismatch, Unsupported
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.client.session.changes import ChangesContent
-from acp_tui.client.session.entries import MessageEntry, NoticeEntry, PlanEntryBlock, ToolCallEntry
+from acp_tui.client.session.entries import (
+    Change,
+    MessageEntry,
+    NoticeEntry,
+    PlanEntryBlock,
+    ToolCallEntry,
+)
 from acp_tui.client.session.live_session import LiveSession, PermissionHandler
-from acp_tui.client.session.transcript import Change, Transcript
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
 
 from acp_tui.client.session.entries import (
+    Change,
     MessageEntry,
     NoticeEntry,
     PlanEntryBlock,
     ToolCallEntry,
     block_text,
 )
-from acp_tui.client.session.transcript import Change, Transcript
+from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.content import (
     AudioContent,
     BlobResourceContents,
@@ -558,19 +560,50 @@ def test_notices_and_iteration(transcript: Transcript) -> None:
 # -- drafts agents already send: notices and tool names -------------------------------------------
 
 
-def test_a_notice_is_announced_not_kept(transcript: Transcript) -> None:
+def test_a_notice_is_announced_and_kept_out_of_exports(
+    transcript: Transcript, caplog: pytest.LogCaptureFixture
+) -> None:
     from acp_tui.client.session.entries import AgentNotice
 
     rec = Recorder(transcript)
-    transcript.apply(
-        update(sessionUpdate="notice", severity="warning", title="Quota", description="80% used")
-    )
-    assert transcript.entries == []
+    with caplog.at_level(logging.INFO, logger="acp_tui.agent_notices"):
+        quota = update(
+            sessionUpdate="notice", severity="warning", title="Quota", description="80% used"
+        )
+        transcript.apply(quota)
+    kept = [(e.text, e.level, e.hint) for e in transcript.entries if isinstance(e, NoticeEntry)]
+    assert kept == [("Quota: 80% used", "warning", True)]
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", "Quota: 80% used")
+    ]
     assert transcript.unknown_updates == 0
     assert transcript.last_notice == AgentNotice("Quota", "80% used", "warning")
-    assert [(c.kind, c.what) for c in rec.take()] == [("meta", "notice")]
+    assert [(c.kind, c.what) for c in rec.take()] == [("appended", ""), ("meta", "notice")]
     transcript.apply(update(sessionUpdate="notice", severity="_custom", title="\x1b[31mred"))
     assert transcript.last_notice == AgentNotice("␛[31mred", None, "info")
+
+
+def test_a_flood_of_notices_keeps_a_few_and_counts_the_rest(transcript: Transcript) -> None:
+    from acp_tui.client.session.notices import KEPT
+
+    transcript.begin_turn()
+    for n in range(1000):
+        severity = "error" if n == 500 else "info"
+        transcript.apply(update(sessionUpdate="notice", severity=severity, title=f"N{n}"))
+        transcript.apply(update(sessionUpdate="mystery_update", n=n))
+    notices = [e for e in transcript.entries if isinstance(e, NoticeEntry)]
+    assert len(transcript.entries) == len(notices) == 2 * KEPT + 2
+    texts = [e.text for e in notices]
+    assert texts[:2] == ["N0", "The agent sent an update this client does not know: mystery_update"]
+    assert f"{1000 - KEPT:,} more notices from the agent this turn" in texts[-2]
+    assert notices[-2].level == "error"  # the worst of those counted
+    assert f"{1000 - KEPT:,} more updates this client does not know" in texts[-1]
+    assert transcript.unknown_updates == 1000
+    # A new turn keeps its own first few again.
+    transcript.end_turn("end_turn")
+    transcript.begin_turn()
+    transcript.apply(update(sessionUpdate="notice", severity="info", title="again"))
+    assert transcript.entries[-1].text == "again"  # type: ignore[union-attr]
 
 
 def test_a_malformed_notice_is_the_quiet_unknown_notice(transcript: Transcript) -> None:
@@ -599,3 +632,25 @@ def test_a_tool_call_name_is_kept_replaced_and_cleared(transcript: Transcript) -
     assert entry.name is None
     transcript.apply(update(sessionUpdate="tool_call_update", toolCallId="t", name=5))
     assert entry.name is None  # malformed: no name
+
+
+def test_a_long_turn_keeps_its_time_and_a_short_one_adds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import acp_tui.client.session.transcript as transcript_module
+
+    now = [100.0]
+    monkeypatch.setattr(transcript_module.time, "monotonic", lambda: now[0])
+    transcript = Transcript("s")
+    transcript.begin_turn()
+    assert transcript.turn_started == 100.0
+    now[0] += 3
+    transcript.end_turn("end_turn")
+    assert transcript.turn_started is None
+    assert not transcript.entries
+    transcript.begin_turn()
+    now[0] += 75
+    transcript.end_turn("end_turn")
+    [note] = transcript.entries
+    assert isinstance(note, NoticeEntry)
+    assert (note.text, note.hint) == ("Worked for 1m 15s", True)

@@ -88,6 +88,39 @@ async def test_a_prompt_sent_during_a_turn_waits_for_its_end(
         assert users(slot) == ["slow", "afterwards"]
 
 
+async def test_a_cancelled_turn_pauses_the_queue_and_an_edit_keeps_its_place(
+    tmp_path: Path, acp_home: Paths
+) -> None:
+    project = make_project(tmp_path)
+    async with workspace(acp_home, project) as (ws, watch):
+        agent = ws.agent_for(demo_spec(tmp_path / "demo", project))
+        slot = ws.open_new(agent)
+        await watch.until(lambda: slot.state == "ready")
+        ws.prompts.submit(slot, "hang")
+        first = ws.prompts.submit(slot, "first")
+        second = ws.prompts.submit(slot, "second")
+        assert first is not None
+        assert second is not None
+        await watch.until(lambda: slot.session is not None and slot.session.prompt_pending)
+        ws.prompts.cancel_turn(slot)
+        assert slot.queue.paused
+        assert slot.queue_reason().startswith("paused")
+        await watch.until(lambda: not slot.busy)
+        ws.prompts.drain(slot)  # as a turn's end, or a session shown, would
+        assert not slot.busy
+        assert [p.text for p in slot.queue] == ["first", "second"]
+
+        # Taken into the editor: it stays first and holds the queue, even once resumed...
+        assert ws.prompts.hold_for_edit(slot, first.id) is first
+        ws.prompts.resume(slot)
+        assert not slot.busy
+        assert slot.queue_reason() == "waiting for the message you are editing"
+        # ...until the edit is sent: in its place, before "second".
+        assert ws.prompts.edit_queued(slot, first.id, "first, edited")
+        await watch.until(lambda: idle(slot) and len(users(slot)) == 3)
+        assert users(slot) == ["hang", "first, edited", "second"]
+
+
 async def test_a_background_slot_is_marked_when_its_turn_ends(
     tmp_path: Path, acp_home: Paths
 ) -> None:

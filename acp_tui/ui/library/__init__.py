@@ -1,0 +1,1 @@
+"""Provides the history library's view: every agent's sessions, merged and searched."""

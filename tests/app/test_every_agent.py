@@ -1,0 +1,195 @@
+"""The every-agent view: every configured agent's sessions merged from the history library at
+once, each agent listed in the background with its status, search over all of them, and a row
+opened in a tab with its own agent."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from textual.widgets import Input, OptionList, Static
+
+from acp_tui.client.history.recorder import agent_key_for
+from acp_tui.config.paths import get_paths
+from acp_tui.config.settings import AgentConfig, Settings
+from acp_tui.protocol.methods import SessionInfo
+from acp_tui.store.library import Library
+from acp_tui.ui.app import AcpApp
+from acp_tui.ui.library.opening import agent_launches
+from acp_tui.ui.library.screen import LibraryScreen
+from tests.app.helpers import wait_for_screen
+from tests.app.test_app_smoke import wait_for
+from tests.unit.test_cli_all_agents import seed
+
+SIZE = (140, 40)
+GONE = ["/nonexistent/acp-agent-xyz"]
+MARK = re.compile(r"listed (\d+[dhm] ago|just now)")
+
+
+def demo(data: Path) -> AgentConfig:
+    return AgentConfig(
+        command=sys.executable, args=["-m", "acp_tui.demo_agent", "--data-dir", str(data)]
+    )
+
+
+def options(screen: LibraryScreen) -> list[str]:
+    listed = screen.query_one(OptionList)
+    return [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+
+
+def status(screen: LibraryScreen) -> str:
+    return str(screen.query_one("#library-status", Static).render())
+
+
+async def test_every_agent_merged_listed_searched_and_opened(
+    make_app: Callable[..., AcpApp], tmp_path: Path, project: Path
+) -> None:
+    seed(tmp_path / "a", [("alpha-0001", str(project), "2024-03-01T00:00:00Z")])
+    seed(tmp_path / "b", [("beta-0001", str(project), "2024-02-01T00:00:00Z")])
+    settings = Settings(
+        agents={
+            "alpha": demo(tmp_path / "a"),
+            "beta": demo(tmp_path / "b"),
+            "gone": AgentConfig(command=GONE[0]),
+        }
+    )
+    app = make_app()
+    app.launch = replace(app.launch, settings=settings)
+    launches = agent_launches(app.launch, get_paths())
+    keys = {name: agent_key_for(launch) for name, launch in launches.items()}
+    assert set(keys) == {"alpha", "beta", "gone", "demo"}
+
+    # What the library knew before: a session of "gone", listed a day ago.
+    before = Library.under(get_paths().data_dir)
+    before.start()
+    old = SessionInfo(session_id="g-1", cwd=str(project), title="gone lighthouse")
+    old = old.model_copy(update={"updated_at": "2024-01-01T00:00:00Z"})
+    before.record_page(keys["gone"], [old], agent_name="gone", listed_at=1.0).result(30)
+    before.close()
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        app.action_every_agent()
+        screen = await wait_for_screen(pilot, LibraryScreen)
+
+        def settled() -> bool:
+            states = {s.name: s.state for s in screen.statuses.values()}
+            wanted = {"alpha": "done", "beta": "done", "gone": "failed"}
+            return all(states.get(name) == state for name, state in wanted.items())
+
+        await wait_for(pilot, settled, seconds=60)
+        await wait_for(pilot, lambda: any("[beta]" in o for o in options(screen)))
+        shown = options(screen)
+        alpha, beta, gone = (
+            next(i for i, o in enumerate(shown) if f"[{name}]" in o)
+            for name in ("alpha", "beta", "gone")
+        )
+        assert alpha < beta < gone  # newest first, whatever the agent
+        assert MARK.search(shown[gone])  # not listed here: when it last was
+        assert not MARK.search(shown[alpha])
+        assert "gone: failed:" in status(screen)
+        assert "alpha: 1 new" in status(screen)
+
+        while screen.agent != keys["beta"]:  # Ctrl+G: the next agent
+            await pilot.press("ctrl+g")
+        only_beta = lambda: bool(options(screen)) and all("[beta]" in o for o in options(screen))  # noqa: E731
+        await wait_for(pilot, only_beta)
+        assert "beta ·" in str(screen.query_one("#library-filters", Static).render())
+        while screen.agent is not None:
+            await pilot.press("ctrl+g")
+        await pilot.press("ctrl+t")  # exactly the tab's extra roots: none
+        assert screen.dirs == ()
+        await pilot.press("ctrl+o")  # all directories
+        assert screen.cwd is None
+        await wait_for(pilot, lambda: any("[beta]" in o for o in options(screen)))
+
+        screen.query_one(Input).value = "lighthouse"
+        await wait_for(pilot, lambda: screen.searching and len(screen.hits) == 1)
+        assert screen.hits[0].row.session_id == "g-1"
+        screen.query_one(Input).value = "alpha-000"
+        await wait_for(pilot, lambda: [h.row.session_id for h in screen.hits] == ["alpha-0001"])
+
+        screen.query_one(Input).focus()
+        await pilot.press("enter")
+        assert app.workspace is not None
+        await wait_for(pilot, lambda: app.slot is not None and app.slot.session_id == "alpha-0001")
+        assert app.slot is not None
+        assert app.slot.agent.key == keys["alpha"]
+
+
+def test_rows_and_snippets_show_hostile_text_literally() -> None:
+    from acp_tui.store.library import LibraryRow, Snippet
+    from acp_tui.ui.library.rows import row_content, snippet_content
+
+    row = LibraryRow(
+        agent_key='["evil"]',
+        agent_name="[b]evil[/b]",
+        session_id="s-1",
+        cwd="/w\x1b]0;pwned\x07",
+        additional_directories=(),
+        title="[@click=app.quit]Quit[/] \x1b[2J" + "x" * 100_000,
+        agent_title=None,
+        local_title=None,
+        first_prompt=None,
+        updated_at=None,
+        listed_at=None,
+        agent_listed_at=None,
+        in_local_index=True,
+        has_local_copy=True,
+    )
+    text = str(row_content(row, {}, {}))
+    assert "[@click=app.quit]Quit[/]" in text
+    assert "[[b]evil[/b]]" in text
+    assert "\x1b" not in text
+    assert "\x07" not in text
+    assert len(text) < 2000
+    assert "local copy only" in text
+
+    content = snippet_content(Snippet("say [b]lighthouse[/b] \x1b[31m", ((7, 17),)))
+    assert "\x1b" not in content.plain
+    assert "[b]lighthouse[/b]" in content.plain
+    marked = [
+        content.plain[span.start : span.end] for span in content.spans if "bold" in str(span.style)
+    ]
+    assert marked == ["lighthouse"]
+
+
+async def test_a_search_hit_opens_scrolled_to_what_was_said(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    from tests.app.test_browser import seed as seed_recorded
+
+    app = make_app()
+    filler = [f"question number {n}" for n in range(12)]
+    (first,) = await seed_recorded(app, [" ".join(filler) + " about the barnacle"], record=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        assert app.workspace is not None
+        app.action_every_agent()
+        screen = await wait_for_screen(pilot, LibraryScreen)
+        screen.query_one(Input).value = "barnacle"
+
+        def found() -> bool:
+            return any(h.row.session_id == first and h.field == "text" for h in screen.hits)
+
+        await wait_for(pilot, found, seconds=30)
+        screen.hits = [h for h in screen.hits if h.row.session_id == first]
+        screen.render_options()
+        screen.query_one(Input).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.slot is not None and app.slot.session_id == first)
+        slot = app.slot
+        assert slot is not None
+        pane = app.chat.pane_of(slot)
+        assert pane is not None
+        await wait_for(pilot, lambda: pane.find_bar.is_open and pane.find_bar.total > 0)
+        assert pane.find_bar.query_text == "barnacle"
+        view = pane.transcript_view
+        assert view is not None
+        await wait_for(pilot, lambda: view.match_line() is not None)
+        line = view.match_line()
+        assert line is not None
+        assert view.scroll_offset.y <= line < view.scroll_offset.y + view.size.height  # in view
