@@ -32,6 +32,7 @@ from acp_tui.client.workspace.agent_runtime import AgentRuntime
 from acp_tui.client.workspace.every_agent import ListingStatus, list_into_library
 from acp_tui.client.workspace.interaction import Headless
 from acp_tui.client.workspace.workspace import Workspace
+from acp_tui.commands.confirm import confirm
 from acp_tui.commands.listing import plural, printable, relative_time, table, warn
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.methods import SessionInfo
@@ -217,8 +218,6 @@ class _Plan:
 
 
 async def _prune(job: EveryAgentJob, library: Library) -> int:
-    from acp_tui.commands.sessions import confirm
-
     assert job.older_than is not None
     now = datetime.now(UTC)
     cutoff = now - job.older_than

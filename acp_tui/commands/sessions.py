@@ -12,12 +12,10 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
 import os
 import sys
-import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -38,6 +36,7 @@ from acp_tui.client.workspace.events import SessionsChanged, WorkspaceEvent
 from acp_tui.client.workspace.interaction import Headless
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.commands.all_agents import EveryAgentJob, run_every_agent
+from acp_tui.commands.confirm import confirm
 from acp_tui.commands.listing import (
     Scope,
     list_all,
@@ -446,26 +445,6 @@ async def _delete_each(
             f"acp-tui: could not delete {printable(f'{info.session_id}: {exc}')}", file=sys.stderr
         )
     return 1 if failures else 0
-
-
-async def confirm(question: str) -> bool:
-    """Ask on the terminal (stderr, stdin) without blocking the agent's connection."""
-    answer: list[str] = []
-    done = anyio.Event()
-    token = anyio.lowlevel.current_token()
-
-    def ask() -> None:
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(f"{sanitize(question)} [y/N] ")
-            sys.stderr.flush()
-            answer.append(sys.stdin.readline())
-        with contextlib.suppress(RuntimeError):  # the command is gone already (interrupted)
-            anyio.from_thread.run_sync(done.set, token=token)
-
-    # A daemon thread: an interrupted command must not wait for a line that never comes.
-    threading.Thread(target=ask, name="confirm", daemon=True).start()
-    await done.wait()
-    return bool(answer) and answer[0].strip().lower() in ("y", "yes")
 
 
 def describe_error(exc: BaseException) -> str:

@@ -100,7 +100,7 @@ def test_ctrl_q_with_a_dialog_open_asks_first(tmp_path: Path) -> None:
         term.wait_for("Export")
         time.sleep(0.3)
         term.press("ctrl+q")
-        screen = term.wait_for(ASK)
+        screen = term.wait_for(lambda text: ASK in text and "A dialog is open" in text)
         assert "A dialog is open" in screen
         time.sleep(0.3)
         term.send("y")
