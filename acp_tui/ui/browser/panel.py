@@ -83,8 +83,7 @@ class SessionBrowser(Vertical):
         super().__init__(id=id)
         self.project = project
         self.width: Width = "hidden"
-        self.lister = SessionLister()
-        self.lister.cwd = project
+        self.lister = SessionLister(cwd=project)
         self.workspace: Workspace | None = None
         self.agent: AgentRuntime | None = None
         """The agent whose sessions are listed: the current tab's."""
