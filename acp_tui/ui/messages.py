@@ -6,20 +6,23 @@ own ``@on`` handler. Each message carries its event (`acp_tui.client.workspace.e
 ``event``. Widgets ask for things with the request messages at the end, which screens can
 handle without importing the widgets (they arrive after the first frame).
 
-The events module imports only the standard library, so this module costs the first frame
-nothing.
+The first frame imports this module (the chat screen's handlers name its classes), but not the
+events module: creating its frozen dataclasses costs about 10 ms of CPU, so `MESSAGES` is built
+from it when the first event arrives, after the first frame.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from acp_tui.client.workspace import events
-from acp_tui.ui.slash import Parsed
+if TYPE_CHECKING:
+    from acp_tui.client.workspace import events
+    from acp_tui.ui.slash import Parsed
 
 __all__ = [
     "ActionProgress",
@@ -47,71 +50,73 @@ __all__ = [
 # -- Workspace events ----------------------------------------------------------------------------
 
 
-@dataclass
-class AgentChanged(Message):
+class WorkspaceMessage(Message):
+    """A Workspace event as a message; ``event`` is the event (its kind's class, below).
+
+    Plain classes, not dataclasses: creating a dataclass costs the first frame about a
+    millisecond, and these are created at import, before it.
+    """
+
+    def __init__(self, event: Any) -> None:
+        super().__init__()
+        self.event = event
+
+
+class AgentChanged(WorkspaceMessage):
     """An agent's state or status changed."""
 
     event: events.AgentChanged
 
 
-@dataclass
-class SlotAdded(Message):
+class SlotAdded(WorkspaceMessage):
     """A tab was added."""
 
     event: events.SlotAdded
 
 
-@dataclass
-class SlotRemoved(Message):
+class SlotRemoved(WorkspaceMessage):
     """A tab was closed."""
 
     event: events.SlotRemoved
 
 
-@dataclass
-class CurrentChanged(Message):
+class CurrentChanged(WorkspaceMessage):
     """Another tab is the current one."""
 
     event: events.CurrentChanged
 
 
-@dataclass
-class SlotStateChanged(Message):
+class SlotStateChanged(WorkspaceMessage):
     """A tab's state (and its status words) changed."""
 
     event: events.SlotStateChanged
 
 
-@dataclass
-class QueueChanged(Message):
+class QueueChanged(WorkspaceMessage):
     """A tab's queued prompts changed."""
 
     event: events.QueueChanged
 
 
-@dataclass
-class AttentionChanged(Message):
+class AttentionChanged(WorkspaceMessage):
     """A tab in the background wants the user, or no longer does."""
 
     event: events.AttentionChanged
 
 
-@dataclass
-class TurnChanged(Message):
+class TurnChanged(WorkspaceMessage):
     """The turn's state in a tab's session changed."""
 
     event: events.TurnChanged
 
 
-@dataclass
-class SessionShown(Message):
+class SessionShown(WorkspaceMessage):
     """A tab shows another transcript (its session opened or was replaced)."""
 
     event: events.SessionShown
 
 
-@dataclass
-class SessionInfoChanged(Message):
+class SessionInfoChanged(WorkspaceMessage):
     """The agent renamed or touched one of its sessions."""
 
     event: events.SessionInfoChanged
@@ -129,64 +134,70 @@ class SessionInfoChanged(Message):
         )
 
 
-@dataclass
-class SessionRenamed(Message):
+class SessionRenamed(WorkspaceMessage):
     """The user gave a session a local title, or cleared it."""
 
     event: events.SessionRenamed
 
 
-@dataclass
-class Notice(Message):
+class Notice(WorkspaceMessage):
     """Something to tell the user in passing."""
 
     event: events.Notice
 
 
-@dataclass
-class DraftsReturned(Message):
+class DraftsReturned(WorkspaceMessage):
     """Queued prompts came back to the draft."""
 
     event: events.DraftsReturned
 
 
-@dataclass
-class ActionProgress(Message):
+class ActionProgress(WorkspaceMessage):
     """Progress of a session action started from the browser."""
 
     event: events.ActionProgress
 
 
-@dataclass
-class SessionsChanged(Message):
+class SessionsChanged(WorkspaceMessage):
     """The agent's list of sessions gained or lost sessions."""
 
     event: events.SessionsChanged
 
 
-MESSAGES: dict[type[Any], Callable[[Any], Message]] = {
-    events.AgentChanged: AgentChanged,
-    events.SlotAdded: SlotAdded,
-    events.SlotRemoved: SlotRemoved,
-    events.CurrentChanged: CurrentChanged,
-    events.SlotStateChanged: SlotStateChanged,
-    events.QueueChanged: QueueChanged,
-    events.AttentionChanged: AttentionChanged,
-    events.TurnChanged: TurnChanged,
-    events.SessionShown: SessionShown,
-    events.SessionInfoChanged: SessionInfoChanged,
-    events.SessionRenamed: SessionRenamed,
-    events.Notice: Notice,
-    events.DraftsReturned: DraftsReturned,
-    events.ActionProgress: ActionProgress,
-    events.SessionsChanged: SessionsChanged,
-}
-"""The message of each kind of event."""
+@cache
+def _messages() -> dict[type[Any], Callable[[Any], Message]]:
+    """The message of each kind of event (built once, when the first event arrives)."""
+    from acp_tui.client.workspace import events
+
+    return {
+        events.AgentChanged: AgentChanged,
+        events.SlotAdded: SlotAdded,
+        events.SlotRemoved: SlotRemoved,
+        events.CurrentChanged: CurrentChanged,
+        events.SlotStateChanged: SlotStateChanged,
+        events.QueueChanged: QueueChanged,
+        events.AttentionChanged: AttentionChanged,
+        events.TurnChanged: TurnChanged,
+        events.SessionShown: SessionShown,
+        events.SessionInfoChanged: SessionInfoChanged,
+        events.SessionRenamed: SessionRenamed,
+        events.Notice: Notice,
+        events.DraftsReturned: DraftsReturned,
+        events.ActionProgress: ActionProgress,
+        events.SessionsChanged: SessionsChanged,
+    }
+
+
+def __getattr__(name: str) -> Any:
+    """``MESSAGES``: the message of each kind of event, keyed by the event's class."""
+    if name == "MESSAGES":
+        return _messages()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def workspace_message(event: events.WorkspaceEvent) -> Message:
     """The Textual message that carries ``event``."""
-    return MESSAGES[type(event)](event)
+    return _messages()[type(event)](event)
 
 
 # -- requests from widgets -----------------------------------------------------------------------

@@ -97,6 +97,9 @@ class StandIn(Static):
     StandIn.-options { height: 1; background: $panel; }
     StandIn.-browser { display: none; }
     StandIn.-tabs { display: none; }
+    StandIn.-find { display: none; }
+    StandIn.-queue { display: none; }
+    StandIn.-context { display: none; }
     """
 
     def __init__(self, kind: str) -> None:

@@ -82,7 +82,7 @@ def stop(pid: int, fd: int) -> None:
     os.close(fd)
 
 
-def run(runs: int = 9) -> dict[str, Any]:
+def run(runs: int = 11) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         project = Path(tmp) / "project"

@@ -97,7 +97,13 @@ class SessionLister:
     _seen_cursors: set[str] = field(default_factory=set)
     _folded: dict[str, tuple[SessionInfo, str, str]] = field(default_factory=dict)
     """Each row's title and id casefolded, kept while its info is the same object: a search
-    key typed over 10,000 rows would otherwise fold them all again."""
+    key typed over 10,000 rows would otherwise fold them all again. Rows are folded as they
+    are merged, so that the first key does not fold them all."""
+    _changes: int = 0
+    """Counts the changes to the rows (see `visible`)."""
+    _last_search: tuple[str, tuple[int, int, int], list[SessionInfo]] | None = None
+    """The last search: its needle, the rows it searched (``_rows_key``) and what matched. A
+    needle that extends it (the next key typed) matches only among those."""
 
     # -- filters ---------------------------------------------------------------------------------
 
@@ -129,6 +135,7 @@ class SessionLister:
         self.pages = 0
         self._seen_cursors.clear()
         self._folded.clear()
+        self._changes += 1
 
     def matches(self, info: SessionInfo) -> bool:
         return session_matches(
@@ -246,11 +253,22 @@ class SessionLister:
         return self._merge_valid(info for info in sessions if self.matches(info))
 
     def _merge_valid(self, sessions: Iterable[SessionInfo]) -> int:
-        rows = self.rows
+        rows, fold = self.rows, self._fold
         before = len(rows)
         for info in sessions:
-            rows.setdefault(info.session_id, info)
+            if rows.setdefault(info.session_id, info) is info:
+                fold(info)
+        self._changes += 1
         return len(rows) - before
+
+    def _fold(self, info: SessionInfo) -> tuple[SessionInfo, str, str]:
+        """The row's title and id casefolded (kept in ``_folded``)."""
+        session_id = info.session_id
+        known = self._folded.get(session_id)
+        if known is None or known[0] is not info:
+            known = (info, (info.title or "").casefold(), session_id.casefold())
+            self._folded[session_id] = known
+        return known
 
     def show_local(self, sessions: Iterable[SessionInfo]) -> None:
         """Show the client's own history (the agent cannot list): one complete, filtered page."""
@@ -266,22 +284,32 @@ class SessionLister:
         needle = self.text.strip().casefold()
         if not needle:
             return list(self.rows.values())
-        folded = self._folded
+        rows_key = self._rows_key()
+        last = self._last_search
+        candidates: Iterable[SessionInfo] = self.rows.values()
+        if last is not None and last[1] == rows_key and needle.startswith(last[0]):
+            candidates = last[2]  # a longer needle matches only among what the shorter did
+        folded, fold = self._folded, self._fold
         shown = []
-        for session_id, info in self.rows.items():
-            known = folded.get(session_id)
+        for info in candidates:
+            known = folded.get(info.session_id)
             if known is None or known[0] is not info:
-                known = (info, (info.title or "").casefold(), session_id.casefold())
-                folded[session_id] = known
+                known = fold(info)
             if needle in known[1] or needle in known[2]:
                 shown.append(info)
-        return shown
+        self._last_search = (needle, rows_key, shown)
+        return list(shown)
+
+    def _rows_key(self) -> tuple[int, int, int]:
+        """Changes when the rows do (through this class, or added to ``rows`` directly)."""
+        return (self._changes, id(self.rows), len(self.rows))
 
     def add_first(self, info: SessionInfo) -> bool:
         """Put a session this client just created (a fork) first, when it passes the filters."""
         if not self.matches(info):
             return False
         self.rows = {info.session_id: info, **self.rows}
+        self._changes += 1
         return True
 
     def remove(self, session_ids: Iterable[str]) -> int:
@@ -290,6 +318,7 @@ class SessionLister:
             self._folded.pop(session_id, None)
             if self.rows.pop(session_id, None) is not None:
                 removed += 1
+        self._changes += 1
         return removed
 
     def update_title(
@@ -309,6 +338,7 @@ class SessionLister:
             changes["updated_at"] = updated_at
         if changes:
             self.rows[session_id] = info.model_copy(update=changes)
+            self._changes += 1
         return True
 
 

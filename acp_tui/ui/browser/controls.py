@@ -204,6 +204,11 @@ class ActionBar(Vertical):
 
         action: str
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.reasons: dict[str, str | None] | None = None
+        """The reasons shown (None: none set yet)."""
+
     def compose(self) -> ComposeResult:
         with Grid(id="browser-buttons"):
             for action, label in ACTIONS.items():
@@ -212,6 +217,10 @@ class ActionBar(Vertical):
 
     def set_reasons(self, reasons: Mapping[str, str | None]) -> None:
         """Enable each action, or disable it with its reason (tooltip and reasons line)."""
+        shown = {action: reasons.get(action) for action in ACTIONS}
+        if shown == self.reasons:  # each change restyles the buttons and lays the screen out
+            return
+        self.reasons = shown
         grouped: dict[str, list[str]] = {}
         for action, label in ACTIONS.items():
             reason = reasons.get(action)

@@ -83,8 +83,7 @@ class SessionBrowser(Vertical):
         super().__init__(id=id)
         self.project = project
         self.width: Width = "hidden"
-        self.lister = SessionLister()
-        self.lister.cwd = project
+        self.lister = SessionLister(cwd=project)
         self.workspace: Workspace | None = None
         self.agent: AgentRuntime | None = None
         """The agent whose sessions are listed: the current tab's."""
@@ -94,6 +93,7 @@ class SessionBrowser(Vertical):
         """The name the listed agent gave itself."""
         self.inflight: int | None = None
         """The generation of the page being fetched, if any."""
+        self.header_shown = "Sessions"  # the header's text
 
     def compose(self) -> ComposeResult:
         yield Static("Sessions", id="browser-header")
@@ -218,9 +218,10 @@ class SessionBrowser(Vertical):
         return session_tags(self.lister, self.workspace, self.agent)
 
     def update_header(self, shown: int | None = None) -> None:
-        name = self.agent_name or "the agent"
-        header = self.query_one("#browser-header", Static)
-        header.update(Text(sanitize(header_text(self.lister, name, shown), TEXT_LIMIT)))
+        text = sanitize(header_text(self.lister, self.agent_name or "the agent", shown), TEXT_LIMIT)
+        if text != self.header_shown:  # each update lays the whole screen out again
+            self.query_one("#browser-header", Static).update(Text(text))
+        self.header_shown = text
 
     def why_unavailable(self, action: str, info: SessionInfo | None) -> str | None:
         if self.workspace is None or self.agent is None:

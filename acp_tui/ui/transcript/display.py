@@ -87,6 +87,7 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self._seen_scroll_y = 0
         self._going_on = False
         self._line_style: Style | None = None
+        self._block_lines: range | None = None
         self.flushes = 0
 
     # -- wiring ----------------------------------------------------------------------------
@@ -323,12 +324,15 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         return strip
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        # The base style walks every ancestor's styles: once a frame, not once a line.
+        # The base style walks every ancestor's styles, and the selected block's lines every
+        # unit of its message: once a frame, not once a line.
         self._line_style = self.rich_style
+        selected = self.keys.selected if self.has_focus else None
+        self._block_lines = range(0) if selected is None else self.keys.lines_of(selected)
         try:
             return super().render_lines(crop)
         finally:
-            self._line_style = None
+            self._line_style = self._block_lines = None
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -345,9 +349,14 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         strip = self.search.mark(line, strip, self.painter)
         strip = strip.crop_extend(scroll_x, scroll_x + width, base)
         # A text selection (the mouse's) shows instead of the block.
-        if selection is None and self.has_focus and self.keys.selects(line):
+        if selection is None and self.has_focus and self._selects(line):
             strip = self.painter.tint(strip)
         return strip.apply_style(base).apply_offsets(scroll_x, line)
+
+    def _selects(self, line: int) -> bool:
+        """Whether ``line`` is in the selected block (the view has the focus)."""
+        block = self._block_lines
+        return self.keys.selects(line) if block is None else line in block
 
     # -- the selected block ----------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from acp_tui.ui.slash import parse_prompt
 from acp_tui.ui.startup import StandIn, replace_stand_in
 from acp_tui.ui.widgets.context_bar import ContextBar
 from acp_tui.ui.widgets.find_bar import FindBar
+from acp_tui.ui.widgets.pane_views import PANE_VIEWS, new_view
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.queue_view import Queued, QueueView
 from acp_tui.ui.widgets.status_line import StatusLine
@@ -46,21 +47,6 @@ if TYPE_CHECKING:
 __all__ = ["ChatPane"]
 
 EARLY_REASON = "sent once the agent has started"
-
-
-def empty_hint(launch: LaunchSpec) -> tuple[str, ...]:
-    """What an empty chat suggests trying (with the demo agent, its keywords)."""
-    hint = (
-        "Nothing here yet. Type a message below and press Enter; / lists the commands, "
-        "Ctrl+B your sessions, Ctrl+P everything else.",
-    )
-    if launch.is_demo or "acp_tui.demo_agent" in launch.command.argv:
-        return (
-            *hint,
-            "This is the demo agent: try /help, or a message with a keyword in it: "
-            "plan, markdown, diff, permission, terminal, ask, think.",
-        )
-    return hint
 
 
 class ChatPane(Vertical):
@@ -109,34 +95,33 @@ class ChatPane(Vertical):
         yield StatusLine(Content(self.status_text()), id="status")
         core = self.core
         if core is None:
-            yield StandIn("transcript")
-            yield StandIn("options")
+            # The first frame: what it does not show (the views, and the find bar, the queue
+            # and the context bar, hidden while empty) comes after it (`views_arrived`).
+            for kind in PANE_VIEWS:
+                yield StandIn(kind)
         else:
-            yield self._new_transcript_view(core)
-            yield core.session_options(id="session-options")
-        yield FindBar(id="find")
-        yield QueueView(id="queue")
-        yield ContextBar(id="context")
+            for kind in PANE_VIEWS:
+                yield new_view(kind, core, self.launch)
         yield PromptInput(history=self.history, id="prompt")
-
-    def _new_transcript_view(self, core: Core) -> TranscriptView:
-        view = core.transcript_view(id="transcript")
-        view.show_thoughts = self.launch.settings.show_thoughts
-        view.lines.markdown = self.launch.settings.markdown
-        view.empty_hint = empty_hint(self.launch)
-        return view
 
     async def views_arrived(self, core: Core) -> None:
         """Replace the stand-ins by the views (the first pane, once the core is loaded)."""
         self.core = core
         with self.app.batch_update():
             for stand_in in list(self.query(StandIn)):
-                if stand_in.kind == "transcript":
-                    await replace_stand_in(stand_in, self._new_transcript_view(core))
-                else:
-                    await replace_stand_in(stand_in, core.session_options(id="session-options"))
+                await replace_stand_in(stand_in, new_view(stand_in.kind, core, self.launch))
         if self.slot is not None:
             self.show_session()
+        else:
+            self.refresh_queue()
+
+    async def queue_arrives(self) -> None:
+        """The queue, just after the first frame: prompts sent before the Workspace exists
+        wait in it (it shows them when it arrives)."""
+        for stand_in in list(self.query(StandIn)):
+            if stand_in.kind == "queue":
+                await replace_stand_in(stand_in, new_view("queue", self.core, self.launch))
+                self.refresh_queue()
 
     @property
     def prompt(self) -> PromptInput:
@@ -209,6 +194,8 @@ class ChatPane(Vertical):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.tick)
+        if self.core is None:
+            self.call_after_refresh(self.queue_arrives)
 
     def tick(self) -> None:
         """Once a second: a running turn's time, or how long an opening has waited, on the
@@ -223,7 +210,10 @@ class ChatPane(Vertical):
 
     def refresh_queue(self) -> None:
         slot = self.slot
-        queue = self.query_one(QueueView)
+        queues = self.query(QueueView)
+        if not queues:
+            return  # it has not arrived yet (see `queue_arrives`)
+        queue = queues.first()
         if slot is None:
             queue.show_queue(self.early, EARLY_REASON)
         else:
@@ -236,7 +226,7 @@ class ChatPane(Vertical):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_queue":  # offered while something waits
-            return bool(self.query_one(QueueView).queued)
+            return any(queue.queued for queue in self.query(QueueView))
         if action == "cycle_mode":  # from the prompt, for a session with modes; else Shift+Tab
             return self.prompt.has_focus and self.has_modes  # moves the focus back, as ever
         return True

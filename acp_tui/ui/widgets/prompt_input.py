@@ -116,9 +116,10 @@ class PromptInput(TextArea):
         self.stop_watching_commands: Callable[[], None] | None = None
 
     def on_mount(self) -> None:
-        # The list goes just above the editor, in its container, so it never covers the text.
+        # The list goes just above the editor, in its container, so it never covers the text;
+        # it opens only for a session's commands and files, so it comes after the first frame.
         if isinstance(self.parent, Widget):
-            self.parent.mount(self.completion_list, before=self)
+            self.call_after_refresh(self.parent.mount, self.completion_list, before=self)
 
     def on_unmount(self) -> None:
         if self.stop_watching_commands is not None:

@@ -75,6 +75,13 @@ class SessionTabs(Tabs):
     wanted: int | None = None
     """The slot whose tab should be active (it may not be mounted yet)."""
 
+    def _highlight_active(self, animate: bool = True) -> None:
+        """Nothing to move: the active tab shows by its colour, and the underline is hidden.
+
+        Textual's Tabs animates the hidden underline for 0.3 s after each switch, a frame
+        of the screen every 1/60 s. (Overrides a private method; Textual is pinned.)
+        """
+
     def set_tab(self, slot_id: int, label: Content) -> None:
         """Add the slot's tab, or update its label."""
         try:
