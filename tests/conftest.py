@@ -30,6 +30,13 @@ def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
     return Paths.under(home)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Two workers per core for ``-n auto``: most tests wait (on an agent, a terminal, a timer)
+    longer than they compute, and one worker per core left the cores half idle (the whole suite
+    on 2 cores: 797 s with 2 workers, 577 s with 4, no failure either way)."""
+    return 2 * (os.cpu_count() or 1)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--real-agents",
