@@ -228,6 +228,25 @@ async def test_100k_sessions_show_a_window_of_rows_that_grows_near_its_end() -> 
         assert len(rows.infos) == 100_000
 
 
+async def test_end_on_the_last_row_shown_shows_the_rows_loaded_below_it() -> None:
+    """The next page arrives while the highlight is on the last row: End reaches the row that
+    counts those still to show, and shows them (it once stayed put, and the browser with it)."""
+    infos = [SessionInfo(session_id=f"s{n}", cwd="/p", title=f"session {n}") for n in range(600)]
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        rows = app.query_one(SessionRows)
+        rows.show_rows(infos[:WINDOW], {}, RowState("more", "More below…"))
+        await pilot.pause()
+        rows.focus()
+        rows.highlighted = WINDOW - 1  # the last session shown
+        await pilot.pause()
+        rows.show_rows(infos, {}, RowState("end", "600 session(s)"))  # a page more arrived
+        await pilot.pause()
+        assert rows.option_count == WINDOW + 1
+        await pilot.press("end")
+        await wait_for(pilot, lambda: rows.option_count == len(infos) + 1)
+
+
 def test_a_20mb_session_title_makes_a_short_tab() -> None:
     from types import SimpleNamespace
     from typing import cast

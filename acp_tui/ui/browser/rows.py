@@ -243,7 +243,9 @@ class SessionRows(OptionList):
                 Option(
                     state_content(state),
                     id=STATE_ROW + state.kind,
-                    disabled=state.kind != "error",  # End lands on the last session
+                    # End lands on the last session, not on a count: only an error (Enter retries)
+                    # and the rows still to show (reaching it shows them) take the highlight.
+                    disabled=state.kind not in ("error", "more"),
                 )
             )
         now = datetime.now(UTC)
