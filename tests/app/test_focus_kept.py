@@ -33,7 +33,9 @@ async def typed_lands_in_the_prompt(pilot: Pilot[int], app: AcpApp, text: str) -
 
 
 async def second_tab(pilot: Pilot[int], app: AcpApp) -> None:
-    """Open a second tab and wait until its prompt has the focus."""
+    """Open a second tab (once the first tab's session is open: the views may be up before
+    the Workspace is) and wait until its prompt has the focus."""
+    await wait_for(pilot, lambda: app.session is not None)
     await new_tab(pilot, app)
     await wait_for(pilot, lambda: app.focused is app.chat.current_pane.prompt)
 
