@@ -11,6 +11,7 @@ import os
 import select
 import stat
 import sys
+from abc import abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn, Protocol
 
@@ -147,8 +148,9 @@ class WatchedOutput(ByteSendStream):
                 self._watchers.remove(entry)
                 entry[1].set()
 
+    @abstractmethod
     async def _write(self, data: bytes) -> None:
-        raise NotImplementedError
+        """Write ``data`` whole (each output says where)."""
 
     async def aclose(self) -> None:
         self._closed = True

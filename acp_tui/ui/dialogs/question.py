@@ -9,6 +9,7 @@ is taken only once the keyboard has been quiet (`AskingScreen`).
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable
 from typing import ClassVar, TypeVar
 
@@ -41,9 +42,9 @@ class AgentQuestion(AskingScreen[T]):
     on_refuse_all: Callable[[], None] | None = None
     """What refuses the agent's other questions (set by the interaction that shows it)."""
 
+    @abstractmethod
     def refusal(self) -> T:
-        """The answer that refuses this question."""
-        raise NotImplementedError
+        """The answer that refuses this question (each kind of question says its own)."""
 
     def action_refuse_all(self) -> None:
         """Refuse this question and every other of the agent."""
