@@ -14,6 +14,7 @@ import pytest
 
 from acp_tui.client.agent.agent_client import connect
 from acp_tui.client.workspace.agent_runtime import Connect
+from acp_tui.commands import all_agents, sessions
 from acp_tui.config.paths import HOME_ENV, Paths
 from tests import in_process
 from tests.in_process import REAL_AGENT, InProcessConnect
@@ -53,6 +54,8 @@ def agent_connect(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
     real = request.config.getoption("--real-agents") or request.node.get_closest_marker(REAL_AGENT)
     chosen: Connect = connect if real else InProcessConnect()
     monkeypatch.setattr(in_process, "current", chosen)
+    for command in (all_agents, sessions):  # the headless commands' Workspaces
+        monkeypatch.setattr(command, "connect", chosen)
     return chosen
 
 

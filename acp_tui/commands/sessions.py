@@ -26,6 +26,7 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
+from acp_tui.client.agent.agent_client import connect
 from acp_tui.client.agent.launch import LaunchError, LaunchSpec, check_supported, resolve_launch
 from acp_tui.client.errors import AgentError, AgentExited, InitializeTimeout, Unsupported
 from acp_tui.client.history.agent_names import configured_launches
@@ -345,7 +346,13 @@ async def _run_with_agent(job: _Job, signals: ExitSignals) -> int:
     with anyio.CancelScope() as scope:
         signals.request_exit = lambda _status: scope.cancel()
         interaction = Headless(auth=job.auth)
-        async with Workspace(paths=get_paths(), project=Path.cwd(), interaction=interaction) as ws:
+        ws = Workspace(
+            paths=get_paths(),
+            project=Path.cwd(),
+            interaction=interaction,
+            connect=connect,  # looked up here: the tests run the demo agent in-process
+        )
+        async with ws:
             agent = ws.agent_for(job.launch)
             client = await agent.wait_ready()
             spoken, offered = client.capabilities.protocol_version, job.launch.protocol_version

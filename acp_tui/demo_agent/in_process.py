@@ -40,7 +40,7 @@ _serving: ContextVar[InProcessAgent | None] = ContextVar("serving", default=None
 """The in-process agent whose task (or a task it started) runs, if any."""
 
 
-class _AgentStderr(logging.Handler):
+class AgentStderr(logging.Handler):
     """Adds each record logged by an in-process agent's tasks to that agent's ``stderr``, as
     its process would print it (the records of other code are left alone)."""
 
@@ -54,7 +54,7 @@ class _AgentStderr(logging.Handler):
             agent.stderr.extend(self.format(record).splitlines())
 
 
-_STDERR_HANDLER = _AgentStderr()
+_STDERR_HANDLER = AgentStderr()
 
 
 class BytePipe:

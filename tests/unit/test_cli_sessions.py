@@ -1,16 +1,27 @@
-"""`acp-tui sessions list|delete|prune` as real subprocesses against the demo agent."""
+"""`acp-tui sessions list|delete|prune` against the demo agent.
+
+The command runs in the test's process (``main``, its output captured) with the demo agent in
+the test's event loop, unless the test is marked ``real_agent``: then both are real processes,
+as they are for the tests about a terminal, a closed pipe or the command line itself.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
 import json
+import logging
 import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import anyio
 import pytest
@@ -23,9 +34,11 @@ from acp_tui.commands.listing import parse_duration, relative_time
 from acp_tui.commands.sessions import describe_error
 from acp_tui.config.paths import Paths
 from acp_tui.demo_agent.auth import AUTH_DATA_MESSAGE
+from acp_tui.demo_agent.in_process import AgentStderr
 from acp_tui.demo_agent.store import SessionRecord, SessionStore
 from acp_tui.protocol.errors import RpcError
 from acp_tui.store.transcripts import TranscriptCache
+from tests import in_process
 from tests.unit.client.agent.agent_helpers import WAIT
 from tests.unit.client.agent.test_client_v2 import demo
 from tests.unit.test_protocol_timestamps import local_wall_clock
@@ -45,26 +58,82 @@ def demo_argv(data: Path, *flags: str, protocol: int = 1) -> list[str]:
 def run(
     *args: str, cwd: Path | None = None, agent: Sequence[str] | None = None, protocol: int = 1
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m acp_tui sessions ARGS [--protocol N] [-- AGENT]` with this test's
-    ACP_TUI_HOME, no stdin; v1 passes no --protocol (the default)."""
-    argv = [sys.executable, "-m", "acp_tui", "sessions", *args]
+    """`acp-tui sessions ARGS [--protocol N] [-- AGENT]` with this test's ACP_TUI_HOME and no
+    stdin (v1 passes no --protocol, the default): in this process where the test takes the demo
+    agent in-process, else as `python -m acp_tui`."""
+    argv = ["sessions", *args]
     if protocol >= 2:
         argv += ["--protocol", str(protocol)]
     if agent is not None:
         argv += ["--", *agent]
-    result = subprocess.run(
-        argv,
-        env=os.environ.copy(),
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    if in_process.wanted():
+        result = run_here(argv, cwd)
+    else:
+        result = subprocess.run(
+            [sys.executable, "-m", "acp_tui", *argv],
+            env=os.environ.copy(),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
     assert "Traceback" not in result.stderr, result.stderr
     assert "Traceback" not in result.stdout, result.stdout
     return result
+
+
+def run_here(argv: list[str], cwd: Path | None) -> subprocess.CompletedProcess[str]:
+    """``main(argv)`` in this process, in ``cwd``, with an empty stdin and its output kept.
+
+    What the in-process demo agent logs stays out of the command's stderr (a real agent's goes
+    to its own). From an async test the command runs on a thread, the test waiting for it as it
+    would for a process: the command runs an event loop of its own.
+    """
+    out, err = io.StringIO(), io.StringIO()
+    statuses: list[int] = []
+    before = Path.cwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with (
+            mock.patch.object(sys, "stdin", io.StringIO()),
+            agent_log_apart(),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            if asyncio_running():
+                thread = threading.Thread(target=lambda: statuses.append(main(argv)))
+                thread.start()
+                thread.join(TIMEOUT)
+                assert not thread.is_alive(), f"acp-tui {' '.join(argv)} did not end"
+            else:
+                statuses.append(main(argv))
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(argv, statuses[0], out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def agent_log_apart() -> Iterator[None]:
+    """The in-process demo agent's records go to its own stderr only, as a process's do."""
+    agent_log = logging.getLogger("acp_tui.demo_agent")
+    own = AgentStderr()
+    agent_log.addHandler(own)
+    try:
+        with mock.patch.object(agent_log, "propagate", False):
+            yield
+    finally:
+        agent_log.removeHandler(own)
+
+
+def asyncio_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def ids(result: subprocess.CompletedProcess[str]) -> list[str]:
@@ -113,6 +182,7 @@ def seed(data: Path, records: Sequence[tuple[str, Path, str]]) -> None:
 
 
 @PROTOCOLS
+@pytest.mark.real_agent  # reads the agent's stderr, which the command keeps in its log
 async def test_list_reads_every_page(tmp_path: Path, acp_home: Paths, protocol: int) -> None:
     data, project = tmp_path / "demo", directory(tmp_path, "project")
     created = await create_sessions(data, [(project, [])] * 5, protocol)
