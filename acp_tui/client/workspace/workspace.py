@@ -99,10 +99,12 @@ class Workspace:
         self.login = Login(self.board, self.interaction)
         self.questions = Questions(self.board, self.interaction)
         self.notices = Notices(self.board)
-        self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
+        self.titles = LocalTitles(self.board, self.cache)
+        self.opening = Opening(
+            self.board, self.interaction, self.login.authenticated, self.paths, self.titles.forked
+        )
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
         self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.reload)
-        self.titles = LocalTitles(self.board, self.cache)
         self.shell = ShellCommands(self.board, self.questions.terminal_policy)
         self.config = ConfigReload(self.paths.config_file, lambda: list(self.agents.values()))
         self.hooks = Hooks(
