@@ -137,11 +137,11 @@ async def test_without_delete_the_unused_session_is_passed_over_by_continue(
     assert agent_sessions(tmp_path / "demo") == [empty]  # the agent cannot delete it
     async with workspace(acp_home, project) as (ws, watch):
         agent = ws.agent_for(spec)
-        assert ws.unused.hidden(agent.key) == {empty}
         slot = await ws.open_continued(agent, project)
         await watch.until(lambda: slot.state == "ready")
         assert slot.session_id != empty
         assert any(NOTHING_TO_CONTINUE in text for text in notices(slot))
+        assert ws.unused.hidden(agent.key, agent) == {empty}  # the new one is in its tab
         ws.prompts.submit(slot, "now something")
         await watch.until(lambda: idle(slot) and bool(agent_text(slot.transcript)))
         used = slot.session_id
