@@ -6,6 +6,7 @@ own transcript can (proposal 002). Layout under the root (default
 
     <sha256(agent key)[:24]>/index.json            the sessions (see acp_tui.store.sessions)
     <sha256(agent key)[:24]>/<sha256(id)[:32]>.jsonl  one session's events, appended
+    <sha256(agent key)[:24]>/marks.json            unused sessions, forks' titles (store.marks)
 
 Names are hashes, so neither a hostile session id nor an agent command can reach outside the
 root. Each line of a transcript file is one event, written and flushed as it happens::
@@ -49,6 +50,7 @@ from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.store.background import BIG_WRITE, BackgroundWrites
 from acp_tui.store.feed import LibraryFeed
+from acp_tui.store.marks import SessionMarks
 from acp_tui.store.names import agent_dir_name, transcript_name
 from acp_tui.store.recorded import (
     RecordedEvent,
@@ -133,6 +135,8 @@ class TranscriptCache:
         """Big lines, and the lines after them while they are written (in order)."""
         self._titles: dict[str, dict[str, str]] = {}
         """Each agent's local titles, as read (or last set) here."""
+        self.marks = SessionMarks(self.agent_dir, self._failed)
+        """The sessions created here and never used, and those titled "Fork of …" here."""
 
     # -- where ---------------------------------------------------------------------------------
 
@@ -522,14 +526,18 @@ class TranscriptCache:
             titles = self._titles[agent_key] = read_user_data(self.agent_dir(agent_key)).titles
         return titles
 
-    def set_local_title(self, agent_key: str, session_id: str, title: str | None) -> str | None:
+    def set_local_title(
+        self, agent_key: str, session_id: str, title: str | None, *, fork: bool = False
+    ) -> str | None:
         """Rename a session here (it wins over the agent's title wherever it is shown); None
         or blank clears it. Kept beside the transcripts (``library.json``), through the
-        library when there is one (it indexes it too). Returns the title as kept (on one line,
+        library when there is one (it indexes it too). ``fork``: acp-tui gave it (a fork's
+        "Fork of …"), not the user (see `fork_titled`). Returns the title as kept (on one line,
         bounded). Raises OSError when it cannot be written without a library."""
         from acp_tui.store.library.sources import TITLE_CHARS, read_user_data, write_user_data
 
         clean = " ".join(title.split())[:TITLE_CHARS] if title else ""
+        self.marks.set(agent_key, session_id, "forkTitled", fork and bool(clean))
         titles = self.local_titles(agent_key)
         if self.library is not None:
             self.library.set_local_title(agent_key, session_id, clean or None)
@@ -548,6 +556,20 @@ class TranscriptCache:
             titles.pop(session_id, None)
         return clean or None
 
+    def fork_titled(self, agent_key: str) -> frozenset[str]:
+        """The sessions whose local title acp-tui gave them (a fork's), not the user."""
+        return self.marks.of(agent_key, "forkTitled")
+
+    # -- sessions created here and never used ----------------------------------------------------
+
+    def unused_sessions(self, agent_key: str) -> frozenset[str]:
+        """The sessions acp-tui created (`session/new`) and sent nothing in (yet)."""
+        return self.marks.of(agent_key, "unused")
+
+    def set_unused(self, agent_key: str, session_id: str, unused: bool) -> None:
+        """Mark a session created here as unused, or (it got a prompt) as used."""
+        self.marks.set(agent_key, session_id, "unused", unused)
+
     def unindex(self, agent_key: str, session_id: str) -> None:
         """Take a session out of the index (its recorded events stay)."""
         index = read_index(self.index_path(agent_key))
@@ -560,6 +582,7 @@ class TranscriptCache:
         """Remove a (deleted) session: its index entry, its recorded events, its local title
         and its place in the library."""
         self._titles.get(agent_key, {}).pop(session_id, None)
+        self.marks.forget(agent_key, session_id)
         index = read_index(self.index_path(agent_key))
         if index.pop(session_id, None) is not None:
             self._save_index(agent_key, index)

@@ -6,9 +6,12 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
+from textual.pilot import Pilot
 
 from acp_tui.client.session.entries import MessageEntry, NoticeEntry
 from acp_tui.ui.app import AcpApp
+from acp_tui.ui.browser.rows import SessionRows
+from acp_tui.ui.widgets.session_tabs import SessionTabs
 from tests.app.helpers import wait_for
 
 SIZE = (120, 36)
@@ -75,41 +78,96 @@ async def test_continue_with_nothing_to_continue_starts_a_new_session_and_says_s
         assert any("No earlier session in this folder" in n for n in notices)
 
 
+async def fork_in_browser(pilot: Pilot[int], app: AcpApp, title: str) -> str:
+    """Fork the session titled ``title`` from the browser; the fork's id, once it is open."""
+    await wait_for(pilot, lambda: app.session is not None)
+    shown = app.session.session_id if app.session else ""
+    await pilot.press("ctrl+b")
+    rows = app.chat.query_one(SessionRows)
+    await wait_for(pilot, lambda: any(i.title == title for i in rows.infos.values()))
+    original = next(i for i in rows.infos.values() if i.title == title)
+    rows.highlighted = rows.get_option_index(original.session_id)
+    rows.focus()
+    await pilot.press("f")
+    await wait_for(
+        pilot,
+        lambda: (
+            app.session is not None
+            and app.session.session_id not in (shown, original.session_id)
+            and app.slot is not None
+            and app.slot.state == "ready"
+        ),
+    )
+    assert app.session is not None
+    return app.session.session_id
+
+
+def tab_text(app: AcpApp) -> str:
+    tabs = app.chat.query_one(SessionTabs)
+    return str(tabs.query_one(f"#{tabs.active}").render())
+
+
+def row_text(app: AcpApp, session_id: str) -> str:
+    return str(app.chat.query_one(SessionRows).get_option(session_id).prompt)
+
+
 async def test_a_fork_is_titled_fork_of_in_its_tab_and_its_status(
     make_app: Callable[..., AcpApp],
 ) -> None:
-    from acp_tui.ui.browser.rows import SessionRows
-    from acp_tui.ui.widgets.session_tabs import SessionTabs
-
     await chat_once(make_app(), "the original words")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
+        await fork_in_browser(pilot, app, "the original words")
+        assert app.slot is not None
+        assert app.slot.title == "Fork of the original words"
+        await pilot.pause()
+        assert "Fork of the original" in tab_text(app)
+        assert "Fork of the original words" in app.chat.current_pane.status_text()
+
+
+async def test_a_fork_keeps_its_title_after_continue_and_reopened_from_the_browser(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    await chat_once(make_app(), "the original words")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        fork = await fork_in_browser(pilot, app, "the original words")
+    title = "Fork of the original words"
+
+    app = AcpApp(replace(make_app().launch, continue_last=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(
+            pilot,
+            lambda: app.slot is not None and app.slot.state == "ready",
+            seconds=20,
+        )
+        assert app.session is not None
+        assert app.session.session_id == fork
+        assert "the original words" in texts(app, "user")  # its history, replayed
+        await wait_for(pilot, lambda: title in app.chat.current_pane.status_text())
+        await wait_for(pilot, lambda: "Fork of the original" in tab_text(app))
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
-        source = app.session.session_id if app.session else ""
         await pilot.press("ctrl+b")
         rows = app.chat.query_one(SessionRows)
-        await wait_for(
-            pilot, lambda: any(i.title == "the original words" for i in rows.infos.values())
-        )
-        original = next(i for i in rows.infos.values() if i.title == "the original words")
-        rows.highlighted = rows.get_option_index(original.session_id)
+        await wait_for(pilot, lambda: fork in rows.infos)
+        assert title in row_text(app, fork)
+        rows.highlighted = rows.get_option_index(fork)
         rows.focus()
-        await pilot.press("f")
+        await pilot.press("enter")
         await wait_for(
             pilot,
             lambda: (
                 app.session is not None
-                and app.session.session_id not in (source, original.session_id)
+                and app.session.session_id == fork
                 and app.slot is not None
                 and app.slot.state == "ready"
             ),
         )
-        assert app.slot is not None
-        assert app.slot.title == "Fork of the original words"
-        tabs = app.chat.query_one(SessionTabs)
-        await pilot.pause()
-        assert "Fork of the original" in str(tabs.query_one(f"#{tabs.active}").render())  # type: ignore[union-attr]
-        assert "Fork of the original words" in app.chat.current_pane.status_text()
+        await wait_for(pilot, lambda: title in app.chat.current_pane.status_text())
+        await wait_for(pilot, lambda: "Fork of the original" in tab_text(app))
 
 
 async def test_a_session_id_that_cannot_be_opened_gives_a_new_session_and_says_why(

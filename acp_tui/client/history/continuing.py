@@ -10,7 +10,7 @@ project's folder: the agent has the last word.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -61,15 +61,23 @@ def _newest(infos: Iterable[SessionInfo]) -> SessionInfo | None:
 
 
 async def last_of_project(
-    lister: Lister | None, local: Sequence[SessionInfo], project: Path
+    lister: Lister | None,
+    local: Sequence[SessionInfo],
+    project: Path,
+    unused: Container[str] = (),
 ) -> SessionInfo | None:
     """The most recently updated session whose folder is ``project``: the agent's list where
-    it has one (``lister``), else acp-tui's record (``local``)."""
+    it has one (``lister``), else acp-tui's record (``local``). A session acp-tui created and
+    sent nothing in (``unused``) is passed over: it has nothing to continue."""
     here = str(project)
-    listed = [info for info in await _listed(lister, project) if info.cwd == here]
+
+    def wanted(info: SessionInfo) -> bool:
+        return info.cwd == here and info.session_id not in unused
+
+    listed = [info for info in await _listed(lister, project) if wanted(info)]
     if listed:
         return _newest(listed)
-    return _newest(info for info in local if info.cwd == here)
+    return _newest(info for info in local if wanted(info))
 
 
 async def session_by_id(

@@ -91,6 +91,10 @@ class TranscriptSink(Protocol):
         updated_at: str | None = ...,
     ) -> bool: ...
 
+    def unused_sessions(self, agent_key: str) -> frozenset[str]: ...
+
+    def set_unused(self, agent_key: str, session_id: str, unused: bool) -> None: ...
+
 
 INDEX_TITLE_LIMIT = 1000
 """The most characters of a title kept in the index (the recorded update keeps it whole): an
@@ -181,12 +185,31 @@ class SessionRecorder:
     def note_new(self, session: LiveSession) -> None:
         """Index a session from `session/new` at its first prompt: one left unused (a launch
         or Ctrl+N and no message) leaves nothing behind in the local list, even after a
-        crash."""
+        crash, and is marked unused until then (the browsers pass over it; see `unused`)."""
         session_id = session.session_id
         self._unused[session_id] = session
+        self.cache.set_unused(self.agent_key, session_id, True)
         if session_id in self._noted:  # an update before the session/new answer indexed it
             self._noted.discard(session_id)
             self.cache.unindex(self.agent_key, session_id)
+
+    def unused(self) -> list[str]:
+        """The sessions created here by `session/new` in which nothing was sent."""
+        return list(self._unused)
+
+    def used(self, session_id: str) -> None:
+        """Something was sent in the session (a prompt), or is meant for it: it is kept, and
+        indexed if it was created here."""
+        unused = self._unused.pop(session_id, None)
+        if unused is not None:
+            self._index(unused, created=True)
+        if session_id in self.cache.unused_sessions(self.agent_key):
+            self.cache.set_unused(self.agent_key, session_id, False)
+
+    def discarded(self, session_id: str) -> None:
+        """An unused session was deleted: nothing of it is kept."""
+        self._unused.pop(session_id, None)
+        self.cache.set_unused(self.agent_key, session_id, False)
 
     def _index(self, session: LiveSession, *, created: bool = False) -> None:
         self._noted.add(session.session_id)
@@ -205,9 +228,7 @@ class SessionRecorder:
 
     def record_prompt(self, session_id: str, blocks: Sequence[ContentBlock]) -> None:
         """Record a prompt; call it right before sending, so it lands before the reply."""
-        unused = self._unused.pop(session_id, None)
-        if unused is not None:
-            self._index(unused, created=True)
+        self.used(session_id)
         self.cache.record_user(self.agent_key, session_id, [block.to_wire() for block in blocks])
 
     def record_turn_end(self, session_id: str, stop_reason: str | None = None) -> None:

@@ -37,14 +37,18 @@ from acp_tui.store.sessions import utc_now_iso
 
 if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
+    from acp_tui.client.workspace.agent_runtime import AgentRuntime
     from acp_tui.client.workspace.board import Board
     from acp_tui.client.workspace.interaction import Interaction
     from acp_tui.client.workspace.login import Authenticated
     from acp_tui.config.paths import Paths
 
-__all__ = ["Opening", "describe"]
+__all__ = ["Forked", "Opening", "describe"]
 
 log = logging.getLogger(__name__)
+
+Forked = Callable[["AgentRuntime", str, str], object]
+"""Told a fork's session and its title: None when the title could not be kept."""
 
 
 class Opening:
@@ -56,12 +60,19 @@ class Opening:
     """
 
     def __init__(
-        self, board: Board, interaction: Interaction, authenticated: Authenticated, paths: Paths
+        self,
+        board: Board,
+        interaction: Interaction,
+        authenticated: Authenticated,
+        paths: Paths,
+        forked: Forked = lambda _agent, _session_id, _title: None,
     ) -> None:
         self.board = board
         self.interaction = interaction
         self.authenticated = authenticated
         self.paths = paths
+        self.forked = forked
+        """Keeps a fork's title ("Fork of …", `LocalTitles.forked`): after restarts too."""
         self._unwatch: dict[int, Callable[[], None]] = {}
         """The transcript subscription of each slot's session, by slot id."""
         board.on(SlotRemoved, self.forget)
@@ -144,12 +155,13 @@ class Opening:
                 slot.cwd,
                 slot.additional_directories,
             )
-            # The fork's own title, in its tab and status too (the agent may have given it
-            # the source's, or replayed the source's history with its title).
-            session.transcript.title = f"Fork of {label}"
-            fork = intent.info.model_copy(
-                update={"session_id": session.session_id, "title": session.transcript.title}
-            )
+            # The fork's own title, in its tab, status and row, also after --continue (the
+            # agent may have given it the source's, or replayed the source's history with its
+            # title): kept as a local title, which the agent's own later title replaces.
+            title = f"Fork of {label}"
+            if self.forked(agent, session.session_id, title) is None:
+                session.transcript.title = title  # not kept: at least in this run
+            fork = intent.info.model_copy(update={"session_id": session.session_id, "title": title})
             self.board.emit(SessionsChanged(agent, added=fork))
             self.board.emit(ActionProgress(agent, f"Opened the fork of {label}"))
             return session

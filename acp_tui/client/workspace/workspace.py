@@ -19,7 +19,8 @@ what they share is its `Board`. Everything else is done by its parts, by name:
   (`acp_tui.client.workspace.questions`);
 * ``ws.notices``: the agents' notices, said in their session's tab, also those that come
   before the tab shows it (`acp_tui.client.workspace.notices`);
-* ``ws.shell``, the user's ``!`` commands; ``ws.config``, the settings read again on demand.
+* ``ws.shell``, the user's ``!`` commands; ``ws.config``, the settings read again on demand;
+  ``ws.unused``, the sessions left empty (deleted on the way out, else not listed).
 
 Every operation runs in the Workspace's task group and reports through events; none raises
 into the UI. Errors become notices in the slot's transcript (they stay) and a Notice event.
@@ -55,6 +56,7 @@ from acp_tui.client.workspace.questions import Questions
 from acp_tui.client.workspace.roots_offer import RootsOffer
 from acp_tui.client.workspace.shell import ShellCommands
 from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
+from acp_tui.client.workspace.unused_sessions import UnusedSessions
 from acp_tui.config.paths import Paths, get_paths
 from acp_tui.config.settings import Settings
 from acp_tui.protocol.jsonrpc import RpcError
@@ -99,10 +101,13 @@ class Workspace:
         self.login = Login(self.board, self.interaction)
         self.questions = Questions(self.board, self.interaction)
         self.notices = Notices(self.board)
-        self.opening = Opening(self.board, self.interaction, self.login.authenticated, self.paths)
+        self.titles = LocalTitles(self.board, self.cache)
+        self.opening = Opening(
+            self.board, self.interaction, self.login.authenticated, self.paths, self.titles.forked
+        )
         self.prompts = PromptQueue(self.board, self.login.authenticated, self.opening.open)
         self.sessions = ListedSessions(self.board, self.login.authenticated, self.opening.reload)
-        self.titles = LocalTitles(self.board, self.cache)
+        self.unused = UnusedSessions(self.board, self.cache)
         self.shell = ShellCommands(self.board, self.questions.terminal_policy)
         self.config = ConfigReload(self.paths.config_file, lambda: list(self.agents.values()))
         self.hooks = Hooks(
@@ -135,6 +140,7 @@ class Workspace:
         tg = self.board.task_group
         assert tg is not None
         with anyio.CancelScope(shield=True):
+            await self.unused.discard(list(self.agents.values()))
             await self.stop_all()
         tg.cancel_scope.cancel()
         self.board.task_group = None
@@ -284,7 +290,8 @@ class Workspace:
             if session_id is not None:
                 info = await continuing.session_by_id(lister, local, session_id, project)
             else:
-                found = await continuing.last_of_project(lister, local, project)
+                hidden = self.unused.hidden(agent.key)
+                found = await continuing.last_of_project(lister, local, project, hidden)
                 if found is None:
                     return self.open_new(agent, project, notice=NOTHING_TO_CONTINUE)
                 info = found

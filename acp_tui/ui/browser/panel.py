@@ -31,7 +31,7 @@ from acp_tui.protocol.methods import SessionInfo
 from acp_tui.ui.browser.actions import confirm_delete, reload_or_show, rename_row
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
 from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
-from acp_tui.ui.browser.tags import session_tags, with_local_titles
+from acp_tui.ui.browser.tags import session_tags, shown_rows
 from acp_tui.ui.browser.waiting import ListWaiting
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
@@ -202,7 +202,7 @@ class SessionBrowser(Vertical):
     def render_rows(self) -> None:
         if not self.is_mounted:
             return
-        visible = with_local_titles(self.lister.visible(), self.workspace, self.agent)
+        visible = shown_rows(self.lister.visible(), self.workspace, self.agent)
         state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
         self.rows.show_rows(visible, self.tags(), state, show_ids=self.lister.local)
         self.update_header(len(visible))

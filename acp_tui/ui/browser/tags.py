@@ -2,7 +2,8 @@
 
 ``chat`` for the current tab's session, ``open`` for the other tabs', what a tab in the
 background wants the user for, and ``local`` for rows from acp-tui's own history; and
-with_local_titles, the titles the user gave sessions here, over the agent's.
+shown_rows: the titles the user gave sessions here, over the agent's (with_local_titles), and
+no row for a session acp-tui created and left empty.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.protocol.methods import SessionInfo
 
-__all__ = ["ATTENTION_TAGS", "session_tags", "with_local_titles"]
+__all__ = ["ATTENTION_TAGS", "session_tags", "shown_rows", "with_local_titles"]
 
 ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "done"}
 
@@ -39,6 +40,18 @@ def session_tags(
             mine.append(ATTENTION_TAGS[slot.attention])
         tags[shown] = mine + tags.get(shown, [])
     return tags
+
+
+def shown_rows(
+    rows: list[SessionInfo], ws: Workspace | None, agent: AgentRuntime | None
+) -> list[SessionInfo]:
+    """The rows a browser shows: with their local titles, without the sessions acp-tui
+    created and sent nothing in (a tab showing one keeps its row)."""
+    if ws is not None and agent is not None:
+        hidden = ws.unused.hidden(agent.key, agent)
+        if hidden:
+            rows = [info for info in rows if info.session_id not in hidden]
+    return with_local_titles(rows, ws, agent)
 
 
 def with_local_titles(

@@ -15,10 +15,10 @@ row (and, for a search hit, where the match is); the caller opens it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from acp_tui.store.library import Library
 
 __all__ = ["LibraryChoice", "LibraryScreen"]
+
+T = TypeVar("T")
 
 PAGE = 200
 """Rows shown at most (newest first); the search narrows the rest."""
@@ -192,8 +194,21 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
     def rows_read(self, rows: list[LibraryRow]) -> None:
         if self.searching:
             return
-        self.rows = rows
+        self.rows = self.shown(rows, lambda row: row)
         self.render_options()
+
+    def shown(self, items: list[T], row_of: Callable[[T], LibraryRow]) -> list[T]:
+        """Without the sessions acp-tui created and sent nothing in (unless a tab shows it)."""
+        hidden: dict[str, frozenset[str]] = {}
+        kept = []
+        for item in items:
+            row = row_of(item)
+            key = row.agent_key
+            if key not in hidden:
+                hidden[key] = self.ws.unused.hidden(key, self.ws.agents.get(key))
+            if row.session_id not in hidden[key]:
+                kept.append(item)
+        return kept
 
     def start_search(self, text: str) -> None:
         self._cancel.set()  # the stale search stops at its next step
@@ -213,7 +228,7 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
     def hits_found(self, hits: list[SearchHit], cancel: threading.Event) -> None:
         if cancel is not self._cancel or not self.searching:
             return
-        self.hits = hits
+        self.hits = self.shown(hits, lambda hit: hit.row)
         self.render_options()
 
     # -- listing every agent -------------------------------------------------------------------
