@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+from textual.css.types import CSSLocation
 
 from acp_tui.client.agent.agent_client import connect
 from acp_tui.client.workspace.agent_runtime import Connect
@@ -20,6 +23,38 @@ from tests import in_process
 from tests.in_process import REAL_AGENT, InProcessConnect
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def _share_parsed_css() -> None:
+    """Parse each piece of CSS once per test process, not once per app.
+
+    Textual keeps a parse cache per `Stylesheet`, and every app has its own: each of the
+    suite's thousand apps parsed the same CSS again (a tenth of an app test's start). The
+    shared cache is keyed as Textual's is, plus the variables (the theme) the parse used; the
+    parsed rules are only read, as Textual's own cache already assumes.
+    """
+    parsed: dict[tuple[object, ...], list[RuleSet]] = {}
+    parse = Stylesheet._parse_rules
+
+    def shared(
+        self: Stylesheet,
+        css: str,
+        read_from: CSSLocation,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        variables = tuple(sorted(self._variables.items()))
+        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        rules = parsed.get(key)
+        if rules is None:
+            rules = parsed[key] = parse(self, css, read_from, is_default_rules, tie_breaker, scope)
+        return rules
+
+    Stylesheet._parse_rules = shared  # type: ignore[method-assign]
+
+
+_share_parsed_css()
 DATA = Path(__file__).resolve().parent / "data"
 
 
@@ -36,6 +71,28 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     longer than they compute, and one worker per core left the cores half idle (the whole suite
     on 2 cores: 797 s with 2 workers, 577 s with 4, no failure either way)."""
     return 2 * (os.cpu_count() or 1)
+
+
+SLOW_FIRST = ("tests/pty/", "tests/browser/", "tests/serve/", "tests/interop/")
+"""Folders whose tests take seconds each (a terminal, a browser, a server, a real agent)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the long tests first: the workers then end together on short ones, instead of one
+    worker finishing a 60-second test while the others wait idle. The order within each group
+    is kept, and every worker computes the same order (xdist checks it)."""
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid
+        if path.startswith(SLOW_FIRST):
+            return 0
+        if item.get_closest_marker(REAL_AGENT) is not None:
+            return 1
+        if path.startswith(("tests/app/", "tests/snapshots/")):
+            return 2
+        return 3
+
+    items.sort(key=rank)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -200,7 +200,7 @@ class SessionBrowser(Vertical):
     # -- rendering -----------------------------------------------------------------------------
 
     def render_rows(self) -> None:
-        if not self.is_mounted:
+        if not self.is_mounted or self.width == "hidden":  # showing it renders them
             return
         visible = shown_rows(self.lister.visible(), self.workspace, self.agent)
         state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
