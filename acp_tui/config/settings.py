@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping, MutableMapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from acp_tui.config.atomic import write_atomic
 from acp_tui.config.strict import Invalid, validate
+
+if TYPE_CHECKING:
+    import tomllib
 
 DEFAULT_REGISTRY_URL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
 """The official ACP agent registry (github.com/agentclientprotocol/registry, its README)."""
@@ -250,6 +252,8 @@ def load_settings(path: Path) -> LoadedSettings:
         return _defaults(f"{path}: not UTF-8 text (byte {exc.start})")
     except OSError as exc:
         return _defaults(f"{path}: cannot read: {exc.strerror or exc}")
+    import tomllib  # here: a first run, with no file, starts without the parser
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

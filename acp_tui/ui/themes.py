@@ -9,7 +9,6 @@ name and reason) and skipped: a bad theme never stops the app.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -190,6 +189,8 @@ class ThemeError(Exception):
 
 def load_theme_file(path: Path) -> Theme:
     """Read one theme file; raise `ThemeError` naming `path` when it cannot be used."""
+    import tomllib  # here: the first frame, before any theme file is read, does without it
+
     try:
         data = tomllib.loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:

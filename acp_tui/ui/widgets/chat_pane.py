@@ -27,11 +27,8 @@ from textual.widgets import Static
 from acp_tui.ui.messages import CommandTyped, OptionChosen
 from acp_tui.ui.slash import parse_prompt
 from acp_tui.ui.startup import StandIn, replace_stand_in
-from acp_tui.ui.widgets.context_bar import ContextBar
-from acp_tui.ui.widgets.find_bar import FindBar
 from acp_tui.ui.widgets.pane_views import PANE_VIEWS, new_view
 from acp_tui.ui.widgets.prompt_input import PromptInput
-from acp_tui.ui.widgets.queue_view import Queued, QueueView
 from acp_tui.ui.widgets.status_line import StatusLine
 from acp_tui.ui.widgets.status_text import agent_status, status_text, waited
 
@@ -42,6 +39,9 @@ if TYPE_CHECKING:
     from acp_tui.store.history import PromptHistory
     from acp_tui.ui.startup import Core
     from acp_tui.ui.transcript.view import TranscriptView
+    from acp_tui.ui.widgets.context_bar import ContextBar
+    from acp_tui.ui.widgets.find_bar import FindBar
+    from acp_tui.ui.widgets.queue_view import Queued, QueueView
     from acp_tui.ui.widgets.session_options import SessionOptions
 
 __all__ = ["ChatPane"]
@@ -136,7 +136,17 @@ class ChatPane(Vertical):
 
     @property
     def find_bar(self) -> FindBar:
+        from acp_tui.ui.widgets.find_bar import FindBar  # it comes after the first frame
+
         return self.query_one(FindBar)
+
+    @property
+    def queue_view(self) -> QueueView | None:
+        """The queue, once it has arrived (see `queue_arrives`)."""
+        from acp_tui.ui.widgets.queue_view import QueueView  # it comes after the first frame
+
+        queues = self.query(QueueView)
+        return queues.first() if queues else None
 
     @property
     def session_options(self) -> SessionOptions | None:
@@ -209,11 +219,12 @@ class ChatPane(Vertical):
             status.update(Content(self.status_text()))
 
     def refresh_queue(self) -> None:
-        slot = self.slot
-        queues = self.query(QueueView)
-        if not queues:
+        from acp_tui.ui.widgets.context_bar import ContextBar
+        from acp_tui.ui.widgets.queue_view import Queued
+
+        slot, queue = self.slot, self.queue_view
+        if queue is None:
             return  # it has not arrived yet (see `queue_arrives`)
-        queue = queues.first()
         if slot is None:
             queue.show_queue(self.early, EARLY_REASON)
         else:
@@ -225,8 +236,8 @@ class ChatPane(Vertical):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "focus_queue":  # offered while something waits
-            return any(queue.queued for queue in self.query(QueueView))
+        if action == "focus_queue":  # offered while something waits (the queue or its stand-in)
+            return any(getattr(queue, "queued", None) for queue in self.query("#queue"))
         if action == "cycle_mode":  # from the prompt, for a session with modes; else Shift+Tab
             return self.prompt.has_focus and self.has_modes  # moves the focus back, as ever
         return True
@@ -250,7 +261,9 @@ class ChatPane(Vertical):
 
     def action_focus_queue(self) -> None:
         """Into the queued messages: Enter or e edits one, Delete removes it, Esc returns."""
-        self.query_one(QueueView).focus()
+        queue = self.queue_view
+        if queue is not None:
+            queue.focus()
 
     # -- what the user does ----------------------------------------------------------------
 
@@ -266,6 +279,8 @@ class ChatPane(Vertical):
             self.post_message(CommandTyped(parsed, event.text))
             return
         if self.slot is None or self.workspace is None:
+            from acp_tui.ui.widgets.queue_view import Queued
+
             self.early.append(Queued(-len(self.early) - 1, event.text))
             self.refresh_queue()
             return
@@ -274,15 +289,16 @@ class ChatPane(Vertical):
         if editing is None or not prompts.edit_queued(self.slot, editing, event.text):
             prompts.submit(self.slot, event.text, event.attachments)
 
-    @on(QueueView.ResumeRequested)
-    def resume_queue(self, event: QueueView.ResumeRequested) -> None:
+    # The queue's, the context bar's and the find bar's messages are handled by name: the
+    # first frame does without their modules.
+
+    def on_queue_view_resume_requested(self, event: QueueView.ResumeRequested) -> None:
         event.stop()
         if self.slot is not None and self.workspace is not None:
             self.workspace.prompts.resume(self.slot)
         self.prompt.focus()
 
-    @on(QueueView.EditRequested)
-    def edit_queued(self, event: QueueView.EditRequested) -> None:
+    def on_queue_view_edit_requested(self, event: QueueView.EditRequested) -> None:
         """Into the editor, after the draft; sent, it replaces the queued one in its place."""
         event.stop()
         if self.slot is not None and self.workspace is not None:
@@ -297,8 +313,7 @@ class ChatPane(Vertical):
             prompt.move_cursor(prompt.document.end)
             prompt.focus()
 
-    @on(QueueView.RemoveRequested)
-    def remove_queued(self, event: QueueView.RemoveRequested) -> None:
+    def on_queue_view_remove_requested(self, event: QueueView.RemoveRequested) -> None:
         event.stop()
         self.take_queued(event.prompt_id)
 
@@ -314,19 +329,25 @@ class ChatPane(Vertical):
         return taken.text if taken is not None else None
 
     @on(PromptInput.TakeOffAttachment)
-    @on(ContextBar.RemoveRequested)
-    def take_off_attachment(
-        self, event: PromptInput.TakeOffAttachment | ContextBar.RemoveRequested
-    ) -> None:
-        """Take a ``!`` command's output off the next message (the last, from the prompt)."""
+    def take_off_last_attachment(self, event: PromptInput.TakeOffAttachment) -> None:
+        """Take the last ``!`` command's output off the next message (from the prompt)."""
         event.stop()
-        index = event.index if isinstance(event, ContextBar.RemoveRequested) else -1
+        self.take_off_attachment(-1)
+
+    def on_context_bar_remove_requested(self, event: ContextBar.RemoveRequested) -> None:
+        event.stop()
+        self.take_off_attachment(event.index)
+
+    def take_off_attachment(self, index: int) -> None:
+        """Take a ``!`` command's output off the next message."""
         if self.slot is not None and self.workspace is not None:
             self.workspace.shell.remove_context(self.slot, index)
 
-    @on(ContextBar.Back)
-    @on(QueueView.Back)
-    def back_to_prompt(self, event: QueueView.Back | ContextBar.Back) -> None:
+    def on_context_bar_back(self, event: ContextBar.Back) -> None:
+        event.stop()
+        self.prompt.focus()
+
+    def on_queue_view_back(self, event: QueueView.Back) -> None:
         event.stop()
         self.prompt.focus()
 
@@ -337,8 +358,7 @@ class ChatPane(Vertical):
         if view is not None:
             self.find_bar.open(view)
 
-    @on(FindBar.Closed)
-    def find_closed(self, event: FindBar.Closed) -> None:
+    def on_find_bar_closed(self, event: FindBar.Closed) -> None:
         event.stop()
         self.prompt.focus()
 

@@ -11,10 +11,6 @@ from typing import TYPE_CHECKING
 
 from textual.widget import Widget
 
-from acp_tui.ui.widgets.context_bar import ContextBar
-from acp_tui.ui.widgets.find_bar import FindBar
-from acp_tui.ui.widgets.queue_view import QueueView
-
 if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.ui.startup import Core
@@ -41,7 +37,13 @@ def empty_hint(launch: LaunchSpec) -> tuple[str, ...]:
 
 
 def new_view(kind: str, core: Core | None, launch: LaunchSpec) -> Widget:
-    """The widget of ``kind`` (the transcript and the options bar need the core)."""
+    """The widget of ``kind`` (the transcript and the options bar need the core). The
+    modules of the find bar, the queue and the context bar are imported here, after the
+    first frame, which does without them."""
+    from acp_tui.ui.widgets.context_bar import ContextBar
+    from acp_tui.ui.widgets.find_bar import FindBar
+    from acp_tui.ui.widgets.queue_view import QueueView
+
     if kind == "find":
         return FindBar(id="find")
     if kind == "queue":
