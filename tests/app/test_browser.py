@@ -10,7 +10,6 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
-from acp_tui.client.agent.agent_client import connect
 from acp_tui.client.history.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.history.restore import LOCAL_COPY_NOTICE
 from acp_tui.client.history.session_text import display_title
@@ -22,6 +21,7 @@ from acp_tui.ui.app import AcpApp
 from acp_tui.ui.browser.panel import SessionBrowser
 from acp_tui.ui.browser.rows import SessionRows
 from acp_tui.ui.dialogs.confirm import ConfirmDialog
+from tests import in_process
 from tests.app.helpers import wait_for_screen
 from tests.app.test_app_smoke import screen_text, wait_for
 
@@ -36,7 +36,7 @@ async def seed(
 ) -> list[str]:
     """Create sessions with the demo agent before the app starts (one prompt each, its title)."""
     ids: list[str] = []
-    async with connect(app.launch) as client:
+    async with in_process.current(app.launch) as client:
         recorder = None
         if record:
             cache = TranscriptCache(get_paths().data_dir / "transcripts")

@@ -40,6 +40,7 @@ from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.jsonrpc import ErrorCode, RpcError
 from acp_tui.protocol.tools import DiffToolCallContent
 from acp_tui.protocol.v2.initialize import InitializeResponse
+from tests import in_process
 from tests.unit.client.agent.agent_helpers import (
     WAIT,
     agent_text,
@@ -67,7 +68,9 @@ async def demo(
     """A client offering ``version`` to the demo agent (started with ``--protocol 2`` for v2)."""
     extra = ("--protocol", "2") if version == 2 else ()
     spec = replace(demo_spec(data, cwd, *flags, *extra), protocol_version=version)
-    async with connect(spec, permission_handler=permission_handler, init_timeout=WAIT) as client:
+    async with in_process.current(
+        spec, permission_handler=permission_handler, init_timeout=WAIT
+    ) as client:
         yield client
 
 
@@ -114,7 +117,9 @@ async def test_negotiation(
 ) -> None:
     wire = record_wire(monkeypatch)
     spec = replace(demo_spec(data, project, *flags), protocol_version=offered)
-    async with connect(spec, permission_handler=allow_first, init_timeout=WAIT) as client:
+    async with in_process.current(
+        spec, permission_handler=allow_first, init_timeout=WAIT
+    ) as client:
         assert client.capabilities.protocol_version == speaks
         assert client.dialect.version == speaks
         session = await client.new_session(project)

@@ -15,7 +15,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from acp_tui.client.agent.agent_client import AgentClient, connect
+from acp_tui.client.agent.agent_client import AgentClient
 from acp_tui.client.session.elicitation import (
     ACCEPTED,
     CANCELLED,
@@ -36,6 +36,7 @@ from acp_tui.protocol.client_methods import (
 from acp_tui.protocol.content import TextContent
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.tools import ToolCallUpdate
+from tests import in_process
 from tests.unit.client.agent.agent_helpers import (
     WAIT,
     agent_text,
@@ -55,7 +56,7 @@ async def demo(
 ) -> AsyncIterator[AgentClient]:
     extra = ("--protocol", "2") if version == 2 else ()
     spec = replace(demo_spec(data, cwd, *flags, *extra), protocol_version=version)
-    async with connect(
+    async with in_process.current(
         spec, permission_handler=allow_first, elicitation_handler=handler, init_timeout=WAIT
     ) as client:
         yield client
