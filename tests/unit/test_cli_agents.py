@@ -1,4 +1,4 @@
-"""Tests for `acp-tui agents list|add|remove` (as subprocesses) and for choosing an agent."""
+"""Tests for `acp-tui agents list|add|remove` and for choosing an agent."""
 
 from __future__ import annotations
 
@@ -16,21 +16,15 @@ from acp_tui.cli import main
 from acp_tui.client.agent.launch import LaunchSpec, agent_choices
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import AgentConfig, Settings, load_settings
+from tests.unit.cli_run import run_here
 
 TIMEOUT = 60
 
 
 def agents(*args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m acp_tui agents ARGS` with this test's ACP_TUI_HOME; never a traceback."""
-    result = subprocess.run(
-        [sys.executable, "-m", "acp_tui", "agents", *args],
-        env=os.environ,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    """`acp-tui agents ARGS` with this test's ACP_TUI_HOME and no stdin, in this process (the
+    command's own process is tested below); never a traceback."""
+    result = run_here(["agents", *args], None)
     assert "Traceback" not in result.stderr
     return result
 

@@ -7,21 +7,15 @@ as they are for the tests about a terminal, a closed pipe or the command line it
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import io
 import json
-import logging
 import os
 import subprocess
 import sys
 import textwrap
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import anyio
 import pytest
@@ -34,11 +28,11 @@ from acp_tui.commands.listing import parse_duration, relative_time
 from acp_tui.commands.sessions import describe_error
 from acp_tui.config.paths import Paths
 from acp_tui.demo_agent.auth import AUTH_DATA_MESSAGE
-from acp_tui.demo_agent.in_process import AgentStderr
 from acp_tui.demo_agent.store import SessionRecord, SessionStore
 from acp_tui.protocol.errors import RpcError
 from acp_tui.store.transcripts import TranscriptCache
 from tests import in_process
+from tests.unit.cli_run import run_here
 from tests.unit.client.agent.agent_helpers import WAIT
 from tests.unit.client.agent.test_client_v2 import demo
 from tests.unit.test_protocol_timestamps import local_wall_clock
@@ -82,58 +76,6 @@ def run(
     assert "Traceback" not in result.stderr, result.stderr
     assert "Traceback" not in result.stdout, result.stdout
     return result
-
-
-def run_here(argv: list[str], cwd: Path | None) -> subprocess.CompletedProcess[str]:
-    """``main(argv)`` in this process, in ``cwd``, with an empty stdin and its output kept.
-
-    What the in-process demo agent logs stays out of the command's stderr (a real agent's goes
-    to its own). From an async test the command runs on a thread, the test waiting for it as it
-    would for a process: the command runs an event loop of its own.
-    """
-    out, err = io.StringIO(), io.StringIO()
-    statuses: list[int] = []
-    before = Path.cwd()
-    try:
-        if cwd is not None:
-            os.chdir(cwd)
-        with (
-            mock.patch.object(sys, "stdin", io.StringIO()),
-            agent_log_apart(),
-            contextlib.redirect_stdout(out),
-            contextlib.redirect_stderr(err),
-        ):
-            if asyncio_running():
-                thread = threading.Thread(target=lambda: statuses.append(main(argv)))
-                thread.start()
-                thread.join(TIMEOUT)
-                assert not thread.is_alive(), f"acp-tui {' '.join(argv)} did not end"
-            else:
-                statuses.append(main(argv))
-    finally:
-        os.chdir(before)
-    return subprocess.CompletedProcess(argv, statuses[0], out.getvalue(), err.getvalue())
-
-
-@contextlib.contextmanager
-def agent_log_apart() -> Iterator[None]:
-    """The in-process demo agent's records go to its own stderr only, as a process's do."""
-    agent_log = logging.getLogger("acp_tui.demo_agent")
-    own = AgentStderr()
-    agent_log.addHandler(own)
-    try:
-        with mock.patch.object(agent_log, "propagate", False):
-            yield
-    finally:
-        agent_log.removeHandler(own)
-
-
-def asyncio_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 def ids(result: subprocess.CompletedProcess[str]) -> list[str]:
