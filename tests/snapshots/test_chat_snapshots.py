@@ -13,7 +13,6 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
-import anyio
 import pytest
 from textual.pilot import Pilot
 
@@ -26,6 +25,7 @@ from acp_tui.ui.dialogs.export import ExportDialog
 from acp_tui.ui.dialogs.permission import PermissionDialog
 from acp_tui.ui.dialogs.terminal import TerminalDialog
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from tests.app.helpers import wait_for
 
 SIZE = (110, 34)
 PROJECT = Path("/tmp/acp-tui-snapshots/project")
@@ -67,9 +67,7 @@ def make_snapshot_app(
 
 
 async def until(pilot: Pilot[int], predicate: Callable[[], bool], seconds: float = 20) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await pilot.pause(0.05)
+    await wait_for(pilot, predicate, seconds)
 
 
 def app_of(pilot: Pilot[int]) -> AcpApp:
