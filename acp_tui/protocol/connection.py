@@ -29,18 +29,24 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
   are handled, ``line_bytes`` tells handlers its size so they can do their own heavy parsing
   off the loop too.
 * Invalid UTF-8 inside a line is replaced (U+FFFD), not a reason to drop the whole message.
+* While ``run`` runs, the lines written in one step of the event loop go out in one write (and
+  one wait for the pipe), in the order they were written: a flood of requests answered at once
+  (refused) costs a write per step, not one per answer. A writer returns once its line is
+  sent; a writer cancelled meanwhile leaves its line to be sent all the same.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from pydantic import ValidationError
@@ -79,6 +85,17 @@ CANCELLED_KEPT = 256
 """The ids of this many requests cancelled last are remembered: their late answers are
 expected (the peer answers a cancelled request too), not replies to no request."""
 
+READ_SLICE = 0.008
+"""Seconds of handling lines, at most, before the read loop lets the rest of the app run: a
+pipe hands it up to 256 KiB at once (a thousand small messages), and the stream it reads
+from returns what it holds without a pause, so that a flood would otherwise be handled in
+long steps of the event loop, each a wait for every key and frame."""
+
+REQUESTS_PER_STEP = 16
+"""Requests the read loop starts handling, at most, before it lets the app run: each handler
+runs in the next step of the event loop, so a flood of them (questions refused at once) would
+make that step long however short the reading."""
+
 BIG_LINE = 1_000_000
 """Lines longer than this (bytes) are decoded off the event loop."""
 
@@ -91,6 +108,15 @@ _NOTHING: Any = object()
 """No line decoded by ``_handle_fast`` waits for ``_handle_line``."""
 
 _STREAM_ENDED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
+
+
+@dataclass(slots=True)
+class _Outgoing:
+    """The lines written in one step of the event loop: sent in one write."""
+
+    parts: list[bytes] = field(default_factory=list)
+    sent: anyio.Event = field(default_factory=anyio.Event)
+    error: ConnectionClosed | None = None
 
 
 @dataclass(slots=True)
@@ -181,6 +207,12 @@ class Connection:
         self.on_drain: Callable[[], None] | None = None
         self.on_notification_now: Callable[[str, Any], bool] | None = None
         self._pending_decoded: Any = _NOTHING
+        self._writer_group: TaskGroup | None = None
+        """``run``'s task group while it reads: the sender of ``_outgoing`` runs there."""
+        self._outgoing: _Outgoing | None = None
+        """The lines written and not yet taken by a sender (None: no sender is due)."""
+        self._started = 0
+        """Requests the read loop started handling since it last let the app run."""
 
     # -- outgoing -------------------------------------------------------------------------
 
@@ -294,13 +326,51 @@ class Connection:
         return line
 
     async def _write(self, data: bytes) -> None:
+        """Send ``data`` (whole lines): with the other lines written in this step of the event
+        loop while ``run`` runs, else on its own."""
         if self._closed_reason is not None:
             raise ConnectionClosed(self._closed_reason)
+        group = self._writer_group
+        if group is None:
+            await self._send_now(data)
+            return
+        batch = self._outgoing
+        if batch is None:
+            batch = self._outgoing = _Outgoing()
+            # A new task runs after every callback already due: the writes of this step join.
+            group.start_soon(self._send_batch, batch)
+        batch.parts.append(data)
+        await batch.sent.wait()
+        if batch.error is not None:
+            raise batch.error
+
+    async def _send_now(self, data: bytes) -> None:
         async with self._send_lock:
             try:
                 await self._send_stream.send(data)
             except (*_STREAM_ENDED, OSError) as exc:
                 raise ConnectionClosed(self._closed_reason or f"{self.name} exited") from exc
+
+    async def _send_batch(self, batch: _Outgoing) -> None:
+        """Send the lines of ``batch`` in one write; what is written once it is taken (the
+        previous one may still be going out) makes the next one."""
+        sent = False
+        try:
+            async with self._send_lock:
+                if self._outgoing is batch:
+                    self._outgoing = None
+                await self._send_stream.send(b"".join(batch.parts))
+            sent = True
+        except (*_STREAM_ENDED, OSError):
+            pass
+        except Exception:
+            log.exception("%s: writing failed", self.name)
+        finally:
+            if self._outgoing is batch:  # cancelled (``run`` ended) before it was taken
+                self._outgoing = None
+            if not sent:
+                batch.error = ConnectionClosed(self._closed_reason or f"{self.name} exited")
+            batch.sent.set()
 
     async def _send(self, message: dict[str, Any]) -> None:
         if self._closed_reason is not None:
@@ -320,7 +390,11 @@ class Connection:
         reason = f"{self.name} exited"
         try:
             async with anyio.create_task_group() as tg:
-                await self._read_loop(tg)
+                self._writer_group = tg
+                try:
+                    await self._read_loop(tg)
+                finally:
+                    self._writer_group = None
                 tg.cancel_scope.cancel()
         finally:
             self._close(reason)
@@ -342,6 +416,8 @@ class Connection:
         # A block read holds many lines: split it once, keep the unfinished tail as pieces
         # (joined once its newline comes, so a 20 MB line costs one copy, not one per read).
         tail: list[bytes] = []
+        clock = time.perf_counter
+        slice_ends = clock() + READ_SLICE
         while True:
             try:
                 chunk = await self._receive.receive()
@@ -362,10 +438,20 @@ class Connection:
             for line in lines:
                 if not fast(line):
                     await self._handle_line(line, tg)
+                if clock() > slice_ends or self._started > REQUESTS_PER_STEP:
+                    slice_ends = await self._take_turns()
             self._drain()
         if tail:
             await self._handle_line(b"".join(tail), tg)
         self._drain()
+
+    async def _take_turns(self) -> float:
+        """Let the rest of the app run (what was handled so far taking effect first); the end
+        of the next slice of reading."""
+        self._drain()
+        await anyio.lowlevel.checkpoint()
+        self._started = 0
+        return time.perf_counter() + READ_SLICE
 
     def _drain(self) -> None:
         if self.on_drain is not None:
@@ -491,6 +577,7 @@ class Connection:
                 log.exception("%s: failed to dispatch a message", self.name)
         if requests:
             self._drain()
+            self._started += 1
             tg.start_soon(self._serve_batch, requests, replies)
         elif replies:
             tg.start_soon(self._send_batch_quietly, replies)
@@ -535,6 +622,7 @@ class Connection:
             await self._handle_notification(message)
         elif isinstance(message, Request):
             self._drain()
+            self._started += 1
             tg.start_soon(self._serve_request, message)
         elif isinstance(message, Response):
             self._drain()
