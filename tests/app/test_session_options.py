@@ -225,3 +225,37 @@ def test_format_usage(
 
     assert format_usage(Usage(used, size, amount, currency)) == text
     assert format_usage(None) == ""
+
+
+async def test_a_flood_of_usage_updates_redraws_the_bar_a_few_times_ending_on_the_last(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bar was redrawn once per batch of updates; while an agent floods, the connection
+    lets the app run every few milliseconds, so a batch was a handful of updates and the
+    redraws (a layout of the screen each) most of the flood's cost."""
+    import asyncio
+
+    from acp_tui.protocol.updates import UsageUpdate
+
+    redraws: list[int] = []
+    redraw = SessionOptions.refresh_from_transcript
+
+    def counted(self: SessionOptions) -> None:
+        redraws.append(1)
+        redraw(self)
+
+    monkeypatch.setattr(SessionOptions, "refresh_from_transcript", counted)
+    app, ctx = await start(make_app)
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, [])
+        assert app.session is not None
+        transcript = app.session.transcript
+        usage_label = bar.query_one("#session-usage", Static)
+        redraws.clear()
+        for used in range(1, 1001):
+            transcript.apply(UsageUpdate(used=used, size=200_000))
+            await asyncio.sleep(0)  # the app runs between the updates, as in a flood
+        last = format_usage(transcript.usage)
+        assert "1.0k/200k" in last
+        await wait_for(pilot, lambda: str(usage_label.render()) == last)
+        assert len(redraws) < 200

@@ -35,6 +35,7 @@ from acp_tui.protocol.session_config import (
     SessionConfigSelectGroup,
 )
 from acp_tui.ui.messages import OptionChosen
+from acp_tui.ui.pacing import Paced
 from acp_tui.ui.plain_text import sanitize
 
 MODE_KEY = "mode"
@@ -176,8 +177,8 @@ class SessionOptions(Horizontal):
         self._mode_pushed: str | None = None
         self._rebuilding = False
         self._rebuild_again = False
-        self._refresh_waiting = False
-        """A refresh is scheduled for the changes so far (a flood redraws once per batch)."""
+        self._paced_refresh = Paced(self, self.refresh_from_transcript)
+        """The refresh for the changes so far (a flood redraws a few times a second)."""
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -236,13 +237,7 @@ class SessionOptions(Horizontal):
             self._mode_pushed = transcript.modes.current_mode_id
         elif change.what == "config_options":
             self._mode_pushed = None
-        if not self._refresh_waiting:  # once the batch of updates is in, not once each
-            self._refresh_waiting = True
-            self.call_later(self._refresh_waited)
-
-    def _refresh_waited(self) -> None:
-        self._refresh_waiting = False
-        self.refresh_from_transcript()
+        self._paced_refresh()  # once for many updates, not once each
 
     def current_values(self) -> dict[str, str | bool]:
         """What the transcript says each picker holds (the mode pushed last included)."""
