@@ -6,7 +6,8 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
   sends ``$/cancel_request`` for that id.
 * Incoming requests run concurrently and are always answered: unknown method -32601, invalid
   params (a pydantic ``ValidationError``) -32602, any other failure -32603 with its message, and
-  -32800 when the peer cancels them with ``$/cancel_request``.
+  -32800 when the peer cancels them with ``$/cancel_request``. A request's handler has started
+  before a notification behind it is handled (a cancel right behind it, in the same read).
 * A reply whose id matches no request waiting for an answer (the string ``"2"`` for request 2,
   an id never sent) is skipped with a warning naming it, and ``on_unmatched_reply`` (optional)
   is told its id; a late answer to a request this end cancelled is expected and only noted.
@@ -22,6 +23,10 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
 * ``on_notification_now`` (optional) is offered each notification first, synchronously, in
   the read loop's step: True means it handled it (``on_notification`` is not called). Most of
   the traffic so costs no coroutine per line; the order of everything is the same.
+* ``on_request_now`` (optional) is offered each request (not a big one, nor one in a batch)
+  first, synchronously, in the read loop's step: what it returns (or the ``RpcError`` it
+  raises) is the answer, sent at once; ``NOT_NOW`` serves the request as usual, in a task. A
+  flood of requests answered without asking anyone (refused) so costs no task each.
 * ``tap`` (optional) sees every line as raw bytes, ``("recv", line)`` before it is decoded and
   ``("send", line)`` once encoded: a cheap hook for a wire log (nothing is parsed for it).
 * A line over ``BIG_LINE`` bytes is decoded in a worker thread in short steps, so that the event
@@ -29,6 +34,9 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
   are handled, ``line_bytes`` tells handlers its size so they can do their own heavy parsing
   off the loop too.
 * Invalid UTF-8 inside a line is replaced (U+FFFD), not a reason to drop the whole message.
+* A flood never holds the event loop: the read loop lets the rest of the app run (``TURNS``
+  steps) after ``READ_SLICE`` seconds of handling lines or ``REQUESTS_PER_STEP`` requests
+  started, however much the stream holds.
 * While ``run`` runs, the lines written in one step of the event loop go out in one write (and
   one wait for the pipe), in the order they were written: a flood of requests answered at once
   (refused) costs a write per step, not one per answer. A writer returns once its line is
@@ -91,10 +99,14 @@ pipe hands it up to 256 KiB at once (a thousand small messages), and the stream 
 from returns what it holds without a pause, so that a flood would otherwise be handled in
 long steps of the event loop, each a wait for every key and frame."""
 
+TURNS = 3
+"""Steps of the event loop the rest of the app gets after each slice of reading: one was too
+few for a dialog to be drawn while questions poured in (each part of it takes a step)."""
+
 REQUESTS_PER_STEP = 16
 """Requests the read loop starts handling, at most, before it lets the app run: each handler
-runs in the next step of the event loop, so a flood of them (questions refused at once) would
-make that step long however short the reading."""
+runs in the next step of the event loop, so a flood of them would make that step long however
+short the reading."""
 
 BIG_LINE = 1_000_000
 """Lines longer than this (bytes) are decoded off the event loop."""
@@ -103,6 +115,9 @@ line_bytes: ContextVar[int] = ContextVar("line_bytes", default=0)
 """The size of the line whose messages are being handled (seen by handlers and the tasks they
 start): over ``BIG_LINE``, a handler should parse it off the event loop too."""
 
+
+NOT_NOW: Any = object()
+"""Returned by ``on_request_now``: the request is served as usual (``on_request``)."""
 
 _NOTHING: Any = object()
 """No line decoded by ``_handle_fast`` waits for ``_handle_line``."""
@@ -206,13 +221,14 @@ class Connection:
         self.tap: Tap | None = None
         self.on_drain: Callable[[], None] | None = None
         self.on_notification_now: Callable[[str, Any], bool] | None = None
+        self.on_request_now: Callable[[str, Any], Any] | None = None
         self._pending_decoded: Any = _NOTHING
         self._writer_group: TaskGroup | None = None
         """``run``'s task group while it reads: the sender of ``_outgoing`` runs there."""
         self._outgoing: _Outgoing | None = None
         """The lines written and not yet taken by a sender (None: no sender is due)."""
         self._started = 0
-        """Requests the read loop started handling since it last let the app run."""
+        """Requests whose handler the read loop started (in a task) since the app last ran."""
 
     # -- outgoing -------------------------------------------------------------------------
 
@@ -334,15 +350,20 @@ class Connection:
         if group is None:
             await self._send_now(data)
             return
+        batch = self._queued(data, group)
+        await batch.sent.wait()
+        if batch.error is not None:
+            raise batch.error
+
+    def _queued(self, data: bytes, group: TaskGroup) -> _Outgoing:
+        """``data`` added to the lines written in this step (whose sender is due)."""
         batch = self._outgoing
         if batch is None:
             batch = self._outgoing = _Outgoing()
             # A new task runs after every callback already due: the writes of this step join.
             group.start_soon(self._send_batch, batch)
         batch.parts.append(data)
-        await batch.sent.wait()
-        if batch.error is not None:
-            raise batch.error
+        return batch
 
     async def _send_now(self, data: bytes) -> None:
         async with self._send_lock:
@@ -446,10 +467,11 @@ class Connection:
         self._drain()
 
     async def _take_turns(self) -> float:
-        """Let the rest of the app run (what was handled so far taking effect first); the end
-        of the next slice of reading."""
-        self._drain()
-        await anyio.lowlevel.checkpoint()
+        """Let the rest of the app run; the end of the next slice of reading. (What is held
+        back to be applied together, a run of text chunks, stays held until the block read
+        is handled: a run is not cut for a slice.)"""
+        for _ in range(TURNS):
+            await anyio.lowlevel.checkpoint()
         self._started = 0
         return time.perf_counter() + READ_SLICE
 
@@ -476,7 +498,7 @@ class Connection:
         except (ValueError, RecursionError):
             self._skip_line(line)
             return True
-        if type(decoded) is dict and "id" not in decoded:
+        if type(decoded) is dict and "id" not in decoded and not self._started:
             method = decoded.get("method")
             if type(method) is str and method != CANCEL_REQUEST:
                 try:
@@ -513,6 +535,11 @@ class Connection:
             except (ValueError, RecursionError):
                 self._skip_line(line)
                 return
+        if self._started and type(decoded) is dict and "id" not in decoded:
+            # A notification behind requests whose handlers have not run yet: they start
+            # first, so that a cancel right behind its request (in the same read) finds it.
+            self._started = 0
+            await anyio.lowlevel.checkpoint()
         if type(decoded) is dict and "id" not in decoded and self.tracer is None and not big:
             # Most lines are notifications: the same as `_dispatch` -> `classify` does, inline.
             method = decoded.get("method")
@@ -622,6 +649,8 @@ class Connection:
             await self._handle_notification(message)
         elif isinstance(message, Request):
             self._drain()
+            if self.on_request_now is not None and self._answer_now(message):
+                return
             self._started += 1
             tg.start_soon(self._serve_request, message)
         elif isinstance(message, Response):
@@ -686,6 +715,32 @@ class Connection:
             await self.on_notification(message.method, message.params)
         except Exception:
             log.exception("%s: notification handler for %r failed", self.name, message.method)
+
+    def _answer_now(self, message: Request) -> bool:
+        """Answer ``message`` in this step if ``on_request_now`` can (True), or leave it."""
+        now, group = self.on_request_now, self._writer_group
+        if now is None or group is None or line_bytes.get() > BIG_LINE:
+            return False
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message.id}
+        try:
+            result = now(message.method, message.params)
+        except RpcError as exc:
+            reply["error"] = exc.to_wire()
+        except ValidationError as exc:
+            reply["error"] = RpcError.invalid_params(describe_validation_error(exc)).to_wire()
+        except Exception:
+            log.exception("%s: answering %r at once failed", self.name, message.method)
+            return False  # served as usual: its handler says what is wrong
+        else:
+            if result is NOT_NOW:
+                return False
+            reply["result"] = {} if result is None else result
+        try:
+            data = self._encode(reply)
+        except (TypeError, ValueError) as exc:  # a result that is not JSON
+            data = self._encode(self._unserialisable(reply, message.method, exc))
+        self._queued(data, group)  # nobody waits for an answer to be sent
+        return True
 
     async def _serve_request(self, message: Request) -> None:
         reply = await self._answer(message)

@@ -570,6 +570,26 @@ async def test_incoming_cancel_request_cancels_the_handler_and_answers_32800() -
             await assert_still_works(conn, peer)
 
 
+async def test_a_cancel_right_behind_its_request_in_one_read_cancels_it() -> None:
+    """A peer that writes a request and its cancel in one write (or is read late) hands both
+    over in one read: the request's handler had not started when the cancel was handled, so
+    the cancel found nothing to cancel, and a request that waits for it waited forever."""
+
+    async def on_request(method: str, params: Any) -> Any:
+        await anyio.sleep(3600)
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send_raw(
+                line(req(7, "slow")) + line(notif(CANCEL_REQUEST, {"requestId": 7}))
+            )
+            reply = await peer.read()
+    assert reply["id"] == 7
+    assert reply["error"]["code"] == -32800
+
+
 @pytest.mark.parametrize(
     "params",
     [None, "x", [7], {}, {"requestId": [7]}, {"requestId": {"a": 1}}, {"requestId": 8}],
@@ -1216,8 +1236,8 @@ async def test_a_flood_of_requests_read_at_once_lets_the_app_run_between_a_few()
 
 async def test_a_flood_of_notifications_is_read_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
     """However fast each notification is handled, the read loop lets the app run once its
-    slice of time is spent (here: none, so after each line), what it read taking effect
-    first."""
+    slice of time is spent (here: none, so after each line); what it holds back to apply
+    together takes effect at the end of the block, as before."""
     monkeypatch.setattr("acp_tui.protocol.connection.READ_SLICE", 0.0)
     peer = RawPeer()
     handled: list[int] = []
@@ -1242,4 +1262,50 @@ async def test_a_flood_of_notifications_is_read_in_slices(monkeypatch: pytest.Mo
             await peer.send_raw(b"".join(line(notif("n", i)) for i in range(100)))
     assert handled == list(range(100))
     assert len({n for n in seen_by_the_app if 0 < n < 100}) >= 50
-    assert len(drained_at) >= 50
+    assert set(drained_at) == {100}  # not once per slice
+
+
+async def test_a_request_answered_at_once_needs_no_handler_and_keeps_its_id() -> None:
+    """``on_request_now`` answers in the read loop's step (a refusal known before anything
+    is asked); what it leaves (``NOT_NOW``), or fails on, is served as usual."""
+    from acp_tui.protocol.connection import NOT_NOW
+
+    served: list[Any] = []
+
+    async def on_request(method: str, params: Any) -> Any:
+        served.append(params)
+        return {"served": params}
+
+    def now(method: str, params: Any) -> Any:
+        if params == "later":
+            return NOT_NOW
+        if params == "bad":
+            raise RpcError.invalid_params("bad params")
+        if params == "invalid":
+            return Point.model_validate({"x": "not a number"})
+        if params == "oops":
+            raise RuntimeError("a bug")
+        return {"now": params}
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    conn.on_request_now = now
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(0, "echo", "reading"))
+            await peer.read_reply(0)
+            served.clear()
+            await peer.send_raw(
+                b"".join(
+                    line(req(n, "m", params))
+                    for n, params in enumerate(["a", "later", "bad", "invalid", "oops", "b"], 1)
+                )
+            )
+            replies = {reply["id"]: reply for reply in [await peer.read() for _ in range(6)]}
+    assert replies[1]["result"] == {"now": "a"}
+    assert replies[2]["result"] == {"served": "later"}
+    assert replies[3]["error"]["code"] == ErrorCode.INVALID_PARAMS
+    assert replies[4]["error"]["code"] == ErrorCode.INVALID_PARAMS
+    assert replies[5]["result"] == {"served": "oops"}
+    assert replies[6]["result"] == {"now": "b"}
+    assert served == ["later", "oops"]
