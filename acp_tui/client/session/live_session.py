@@ -32,6 +32,7 @@ from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,
     RequestPermissionResponse,
+    SelectedPermissionOutcome,
     TerminalExitStatus,
     TerminalOutputRequest,
     TerminalOutputResponse,
@@ -53,6 +54,16 @@ async def refuse_permission(
     session: LiveSession, request: RequestPermissionRequest
 ) -> RequestPermissionOutcome:
     """The default when no UI is attached: nothing is approved."""
+    return CancelledPermissionOutcome()
+
+
+def permission_refusal(request: RequestPermissionRequest) -> RequestPermissionOutcome:
+    """The agent's own "reject once" option (else "reject always"), or cancelled if it offers
+    neither."""
+    for kind in ("reject_once", "reject_always"):
+        for option in request.options:
+            if option.kind == kind:
+                return SelectedPermissionOutcome(option_id=option.option_id)
     return CancelledPermissionOutcome()
 
 
