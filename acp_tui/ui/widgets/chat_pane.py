@@ -213,7 +213,7 @@ class ChatPane(Vertical):
         text = self.status_text()
         if self._status_line is not None and text != self._status_shown:
             self._status_shown = text
-            self._status_line.update(Content(text))
+            self._status_line.update(Content(text), layout=False)  # one line, whatever it says
 
     def refresh_queue(self) -> None:
         slot = self.slot
