@@ -321,10 +321,12 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self._line_style = self.rich_style
         selected = self.keys.selected if self.has_focus else None
         self._block_lines = range(0) if selected is None else self.keys.lines_of(selected)
+        wall, cpu = time.perf_counter(), time.process_time()
         try:
             return super().render_lines(crop)
         finally:
             self._line_style = self._block_lines = None
+            self.pacer.drawn(time.perf_counter() - wall, time.process_time() - cpu)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
