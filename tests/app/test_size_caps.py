@@ -159,6 +159,57 @@ def test_commands_and_locations_are_held_capped_and_counted() -> None:
     assert f"… {5000 - LIST_LIMIT:,} more locations" in text
 
 
+def held_v2_update(update: dict[str, Any]) -> SessionUpdate:
+    """``update`` as the client takes it from a v2 agent: capped, parsed, in the shared shape."""
+    from acp_tui.client.agent.dialects.v2 import V2Dialect
+
+    params = {"sessionId": "s", "update": update}
+    hold_update(params["update"])
+    _, events = V2Dialect().parse_update(params)
+    (parsed,) = events
+    return parsed  # type: ignore[return-value]
+
+
+def test_a_v2_plan_commands_and_tool_call_keep_their_counts_in_the_shared_shape() -> None:
+    """v2's updates become the shared (v1) ones: the counts of what the caps left out stayed
+    on the v2 models, and a 200,000-entry plan said nothing of the 199,000 left out."""
+    entries = [
+        {"content": f"step {n}", "priority": "low", "status": "pending"} for n in range(5000)
+    ]
+    plan = {"type": "items", "planId": "p", "entries": entries}
+    transcript = Transcript("s")
+    transcript.apply(held_v2_update({"sessionUpdate": "plan_update", "plan": plan}))
+    (block,) = transcript.entries
+    assert isinstance(block, PlanEntryBlock)
+    assert len(block.entries) == HOLD
+    assert block.not_kept == 5000 - HOLD
+    text = plain(render_entry(block, RenderOptions(Styles())))
+    assert f"… {5000 - LIST_LIMIT:,} more plan entries" in text
+    commands = [{"name": f"cmd{n}", "description": "d"} for n in range(3000)]
+    transcript.apply(
+        held_v2_update(
+            {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+        )
+    )
+    assert len(transcript.commands) == HOLD
+    assert transcript.commands_not_kept == 3000 - HOLD
+    locations = [{"path": f"/f{n}"} for n in range(3000)]
+    transcript.apply(
+        held_v2_update(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t",
+                "title": "Read",
+                "locations": locations,
+            }
+        )
+    )
+    entry = transcript.tool_call("t")
+    assert entry is not None
+    assert len(entry.locations) == HOLD
+    assert entry.locations_not_kept == 3000 - HOLD
+
+
 def test_a_big_image_is_not_kept_but_its_size_is_shown() -> None:
     data = "A" * (MEDIA + 4)
     image = {"type": "image", "mimeType": "image/png", "data": data}
