@@ -260,6 +260,56 @@ def test_a_form_of_5000_fields_with_many_choices_is_held_capped() -> None:
     assert form.hidden_required == ("f4999",)  # not kept, still known to be required
 
 
+async def test_a_choice_field_counts_the_choices_left_out_under_its_list() -> None:
+    """A field of 3,000 choices is held as its first 1,000: the form said nothing of the
+    rest, a single choice's drop-down or a multiple choice's list alike."""
+    from acp_tui.ui.widgets.form_fields import FieldRow
+
+    properties = {
+        "one": {"type": "string", "enum": [f"v{k}" for k in range(3000)]},
+        "titled": {
+            "type": "string",
+            "oneOf": [{"const": f"c{k}", "title": f"C {k}"} for k in range(1500)],
+        },
+        "many": {
+            "type": "array",
+            "items": {"anyOf": [{"const": f"a{k}", "title": f"A {k}"} for k in range(1001)]},
+        },
+        "few": {"type": "string", "enum": ["x", "y"]},
+    }
+    params: dict[str, Any] = {
+        "mode": "form",
+        "message": "Pick",
+        "requestedSchema": {"type": "object", "properties": properties},
+    }
+    hold_elicitation(params)
+    form = Form.of(ElicitationSchema.model_validate(params["requestedSchema"]))
+    counts = {f.name: (len(f.choices), f.choices_not_kept) for f in form.fields}
+    assert counts == {
+        "one": (HOLD, 2000),
+        "titled": (HOLD, 500),
+        "many": (HOLD, 1),
+        "few": (2, 0),
+    }
+
+    class Rows(App[None]):
+        def compose(self) -> ComposeResult:
+            for field in form.fields:
+                yield FieldRow(field)
+
+    app = Rows()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await pilot.pause()
+        hints = {
+            row.field.name: [str(s.content) for s in row.query(".field-hint").results(Static)]
+            for row in app.query(FieldRow).results(FieldRow)
+        }
+    assert hints["one"] == ["… 2,000 more choices from the agent (not kept)"]
+    assert hints["titled"] == ["… 500 more choices from the agent (not kept)"]
+    assert hints["many"] == ["… 1 more choice from the agent (not kept)"]
+    assert hints["few"] == []
+
+
 async def test_100k_sessions_show_a_window_of_rows_that_grows_near_its_end() -> None:
     infos = [
         SessionInfo(session_id=f"s{n}", cwd="/p", title=f"session {n}") for n in range(100_000)
