@@ -99,9 +99,10 @@ pipe hands it up to 256 KiB at once (a thousand small messages), and the stream 
 from returns what it holds without a pause, so that a flood would otherwise be handled in
 long steps of the event loop, each a wait for every key and frame."""
 
-TURNS = 3
-"""Steps of the event loop the rest of the app gets after each slice of reading: one was too
-few for a dialog to be drawn while questions poured in (each part of it takes a step)."""
+TURNS = 6
+"""Steps of the event loop the rest of the app gets after each slice of reading: a dialog
+shown while questions pour in takes a step per part of it (one step per slice: 0.6 s to
+take a key; 3: 0.15-0.2 s; 6: 0.1-0.15 s, at the same CPU). An idle step costs microseconds."""
 
 REQUESTS_PER_STEP = 16
 """Requests the read loop starts handling, at most, before it lets the app run: each handler
