@@ -5,9 +5,10 @@ question is refused as it comes (`acp_tui.client.workspace.questions`). Served a
 cost a task, its cancel scopes and two changes of the turn's state (waiting for you, then
 running again), for an answer known before any of it: a flood of 10,000 spent most of its time
 there. The connection offers each request to ``refuse_at_once`` first (``on_request_now``):
-a permission request or a form of a session the ``QuestionGate`` refuses now is answered in the
-read loop's step, as the question's own refusal would have answered it (the agent's reject
-option, or the form declined), counted by the gate the same way. It is read as strictly as
+a permission request, a form or a command the user would be asked about, of a session the
+``QuestionGate`` refuses now, is answered in the read loop's step, as the question's own
+refusal would have answered it (the agent's reject option, the form declined, the command
+refused), counted by the gate the same way. It is read as strictly as
 when it is served (a malformed one gets -32602); everything else is served as usual.
 """
 
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from acp_tui.client.session.elicitation import DECLINED, check_request
 from acp_tui.client.session.live_session import permission_refusal
+from acp_tui.client.tools.terminal_gate import refused
 from acp_tui.protocol.client_methods import RequestPermissionResponse
 from acp_tui.protocol.connection import NOT_NOW
 
@@ -27,6 +29,7 @@ __all__ = ["QuestionGate", "refuse_at_once"]
 
 PERMISSION = "session/request_permission"
 ELICITATION = "elicitation/create"
+TERMINAL = "terminal/create"
 
 
 class QuestionGate(Protocol):
@@ -41,7 +44,11 @@ class QuestionGate(Protocol):
 
 def refuse_at_once(client: AgentClient, gate: QuestionGate, method: str, params: Any) -> Any:
     """The answer to the request if ``gate`` refuses it now; ``NOT_NOW`` to serve it as usual."""
-    if method not in (PERMISSION, ELICITATION) or not isinstance(params, dict):
+    if method not in (PERMISSION, ELICITATION, TERMINAL) or not isinstance(params, dict):
+        return NOT_NOW
+    if method == TERMINAL and (
+        not client.dialect.serves_client_methods or client.terminal_policy.asks is None
+    ):
         return NOT_NOW
     session_id = params.get("sessionId")
     if not isinstance(session_id, str):
@@ -52,6 +59,13 @@ def refuse_at_once(client: AgentClient, gate: QuestionGate, method: str, params:
     why = gate.refusing(session_id)
     if why is None:
         return NOT_NOW
+    if method == TERMINAL:
+        policy = client.terminal_policy
+        _create, _env, ask = session.terminal_ask(params, policy)
+        if policy.asks is None or not policy.asks(session, ask):
+            return NOT_NOW  # allowed (or denied) by the setting, without asking
+        gate.refused(session_id, why)
+        raise refused(ask)
     if method == PERMISSION:
         request = client.dialect.permission_request(params)
         if not request.options:

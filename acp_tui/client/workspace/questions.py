@@ -216,7 +216,10 @@ class Questions:
                 live.allowed_commands.add(ask.key)
             return answer in ("once", "session")
 
-        return TerminalPolicy(env, approve)
+        def asks(live: AskingSession, ask: TerminalAsk) -> bool:
+            return settings.terminal == "ask" and ask.key not in live.allowed_commands
+
+        return TerminalPolicy(env, approve, asks)
 
     async def _ask_in_turn(self, slot: SessionSlot, question: Callable[[], Awaitable[T]]) -> T:
         """Ask once the slot is shown (marked meanwhile), one question at a time, over its
