@@ -183,8 +183,9 @@ class ChatScreen(Screen[None]):
 
     @on(messages.SessionInfoChanged)
     def session_info_changed(self, message: messages.SessionInfoChanged) -> None:
-        """A session's title: its tab and status line where it is shown, and its row."""
-        event, ws = message.event, self.workspace
+        """A session's title: its tab and status line where it is shown, and its row (a flood
+        of titles: once, with the last)."""
+        event, ws = message.merged(), self.workspace
         slot = ws.board.slot_showing(event.agent, event.session_id) if ws is not None else None
         if slot is not None:
             self.refresh_slot_status(slot)

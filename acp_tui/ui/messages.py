@@ -19,7 +19,7 @@ from it when the first event arrives, after the first frame.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -145,22 +145,23 @@ class SessionShown(WorkspaceMessage):
     event: events.SessionShown
 
 
-class SessionInfoChanged(WorkspaceMessage):
-    """The agent renamed or touched one of its sessions."""
+class SessionInfoChanged(Gathering):
+    """The agent renamed or touched one of its sessions (``take``: every such change of that
+    session that came meanwhile; ``merged``: what they come to)."""
 
     event: events.SessionInfoChanged
 
-    def can_replace(self, message: Message) -> bool:
-        """The next one, for the same session and giving at least the same fields, makes this
-        one moot: a flood of titles is handled once per batch, not once per title."""
-        if not isinstance(message, SessionInfoChanged):
-            return False
-        mine, later = self.event, message.event
-        return (
-            later.agent is mine.agent
-            and later.session_id == mine.session_id
-            and later.given >= mine.given
-        )
+    def key(self) -> Hashable:
+        return (self.event.agent, self.event.session_id)
+
+    def merged(self) -> events.SessionInfoChanged:
+        """The changes taken as one: each field as the last change that gave it says."""
+        changes = self.take()
+        values: dict[str, Any] = {}
+        for change in changes:
+            values.update(change.changes())
+        merged: events.SessionInfoChanged = replace(changes[-1], **values, given=frozenset(values))
+        return merged
 
 
 class SessionRenamed(WorkspaceMessage):

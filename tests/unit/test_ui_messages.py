@@ -70,3 +70,24 @@ def test_workspace_messages_reach_the_chat_screen_only() -> None:
     post(events.SessionShown(tab()))
     post(events.Notice("x"))
     assert not any(message.bubble for message in posted)
+
+
+def test_a_flood_of_titles_of_a_session_is_one_change_each_field_as_last_given() -> None:
+    """10,000 titles were a message each (only one next to another replaced it), and each
+    redrew the tab, the status line and the browser's row."""
+    from typing import cast as typed
+
+    post, posted = poster()
+    agent = tab()
+    for n in range(1000):
+        post(events.SessionInfoChanged(agent, "s1", f"title {n}", None, frozenset({"title"})))
+        post(events.SessionInfoChanged(agent, "s2", "other", None, frozenset({"title"})))
+    post(events.SessionInfoChanged(agent, "s1", None, "2026-01-01", frozenset({"updated_at"})))
+    assert len(posted) == 2
+    first = typed(messages.SessionInfoChanged, posted[0])
+    merged = first.merged()
+    assert (merged.title, merged.updated_at) == ("title 999", "2026-01-01")
+    assert merged.changes() == {"title": "title 999", "updated_at": "2026-01-01"}
+    cleared = events.SessionInfoChanged(agent, "s1", None, None, frozenset({"title"}))
+    post(cleared)  # handled: a message again; a null title clears it
+    assert typed(messages.SessionInfoChanged, posted[2]).merged().changes() == {"title": None}
