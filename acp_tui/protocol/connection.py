@@ -6,7 +6,8 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
   sends ``$/cancel_request`` for that id.
 * Incoming requests run concurrently and are always answered: unknown method -32601, invalid
   params (a pydantic ``ValidationError``) -32602, any other failure -32603 with its message, and
-  -32800 when the peer cancels them with ``$/cancel_request``.
+  -32800 when the peer cancels them with ``$/cancel_request``. A request's handler has started
+  before a notification behind it is handled (a cancel right behind it, in the same read).
 * A reply whose id matches no request waiting for an answer (the string ``"2"`` for request 2,
   an id never sent) is skipped with a warning naming it, and ``on_unmatched_reply`` (optional)
   is told its id; a late answer to a request this end cancelled is expected and only noted.
@@ -22,6 +23,10 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
 * ``on_notification_now`` (optional) is offered each notification first, synchronously, in
   the read loop's step: True means it handled it (``on_notification`` is not called). Most of
   the traffic so costs no coroutine per line; the order of everything is the same.
+* ``on_request_now`` (optional) is offered each request (not a big one, nor one in a batch)
+  first, synchronously, in the read loop's step: what it returns (or the ``RpcError`` it
+  raises) is the answer, sent at once; ``NOT_NOW`` serves the request as usual, in a task. A
+  flood of requests answered without asking anyone (refused) so costs no task each.
 * ``tap`` (optional) sees every line as raw bytes, ``("recv", line)`` before it is decoded and
   ``("send", line)`` once encoded: a cheap hook for a wire log (nothing is parsed for it).
 * A line over ``BIG_LINE`` bytes is decoded in a worker thread in short steps, so that the event
@@ -29,18 +34,27 @@ Both ends of ACP use it: the client towards an agent, and the demo agent towards
   are handled, ``line_bytes`` tells handlers its size so they can do their own heavy parsing
   off the loop too.
 * Invalid UTF-8 inside a line is replaced (U+FFFD), not a reason to drop the whole message.
+* A flood never holds the event loop: the read loop lets the rest of the app run (``TURNS``
+  steps) after ``READ_SLICE`` seconds of handling lines or ``REQUESTS_PER_STEP`` requests
+  started, however much the stream holds.
+* While ``run`` runs, the lines written in one step of the event loop go out in one write (and
+  one wait for the pipe), in the order they were written: a flood of requests answered at once
+  (refused) costs a write per step, not one per answer. A writer returns once its line is
+  sent; a writer cancelled meanwhile leaves its line to be sent all the same.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 from pydantic import ValidationError
@@ -79,6 +93,22 @@ CANCELLED_KEPT = 256
 """The ids of this many requests cancelled last are remembered: their late answers are
 expected (the peer answers a cancelled request too), not replies to no request."""
 
+READ_SLICE = 0.008
+"""Seconds of handling lines, at most, before the read loop lets the rest of the app run: a
+pipe hands it up to 256 KiB at once (a thousand small messages), and the stream it reads
+from returns what it holds without a pause, so that a flood would otherwise be handled in
+long steps of the event loop, each a wait for every key and frame."""
+
+TURNS = 6
+"""Steps of the event loop the rest of the app gets after each slice of reading: a dialog
+shown while questions pour in takes a step per part of it (one step per slice: 0.6 s to
+take a key; 3: 0.15-0.2 s; 6: 0.1-0.15 s, at the same CPU). An idle step costs microseconds."""
+
+REQUESTS_PER_STEP = 16
+"""Requests the read loop starts handling, at most, before it lets the app run: each handler
+runs in the next step of the event loop, so a flood of them would make that step long however
+short the reading."""
+
 BIG_LINE = 1_000_000
 """Lines longer than this (bytes) are decoded off the event loop."""
 
@@ -87,10 +117,22 @@ line_bytes: ContextVar[int] = ContextVar("line_bytes", default=0)
 start): over ``BIG_LINE``, a handler should parse it off the event loop too."""
 
 
+NOT_NOW: Any = object()
+"""Returned by ``on_request_now``: the request is served as usual (``on_request``)."""
+
 _NOTHING: Any = object()
 """No line decoded by ``_handle_fast`` waits for ``_handle_line``."""
 
 _STREAM_ENDED = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
+
+
+@dataclass(slots=True)
+class _Outgoing:
+    """The lines written in one step of the event loop: sent in one write."""
+
+    parts: list[bytes] = field(default_factory=list)
+    sent: anyio.Event = field(default_factory=anyio.Event)
+    error: ConnectionClosed | None = None
 
 
 @dataclass(slots=True)
@@ -180,7 +222,14 @@ class Connection:
         self.tap: Tap | None = None
         self.on_drain: Callable[[], None] | None = None
         self.on_notification_now: Callable[[str, Any], bool] | None = None
+        self.on_request_now: Callable[[str, Any], Any] | None = None
         self._pending_decoded: Any = _NOTHING
+        self._writer_group: TaskGroup | None = None
+        """``run``'s task group while it reads: the sender of ``_outgoing`` runs there."""
+        self._outgoing: _Outgoing | None = None
+        """The lines written and not yet taken by a sender (None: no sender is due)."""
+        self._started = 0
+        """Requests whose handler the read loop started (in a task) since the app last ran."""
 
     # -- outgoing -------------------------------------------------------------------------
 
@@ -294,13 +343,56 @@ class Connection:
         return line
 
     async def _write(self, data: bytes) -> None:
+        """Send ``data`` (whole lines): with the other lines written in this step of the event
+        loop while ``run`` runs, else on its own."""
         if self._closed_reason is not None:
             raise ConnectionClosed(self._closed_reason)
+        group = self._writer_group
+        if group is None:
+            await self._send_now(data)
+            return
+        batch = self._queued(data, group)
+        await batch.sent.wait()
+        if batch.error is not None:
+            raise batch.error
+
+    def _queued(self, data: bytes, group: TaskGroup) -> _Outgoing:
+        """``data`` added to the lines written in this step (whose sender is due)."""
+        batch = self._outgoing
+        if batch is None:
+            batch = self._outgoing = _Outgoing()
+            # A new task runs after every callback already due: the writes of this step join.
+            group.start_soon(self._send_batch, batch)
+        batch.parts.append(data)
+        return batch
+
+    async def _send_now(self, data: bytes) -> None:
         async with self._send_lock:
             try:
                 await self._send_stream.send(data)
             except (*_STREAM_ENDED, OSError) as exc:
                 raise ConnectionClosed(self._closed_reason or f"{self.name} exited") from exc
+
+    async def _send_batch(self, batch: _Outgoing) -> None:
+        """Send the lines of ``batch`` in one write; what is written once it is taken (the
+        previous one may still be going out) makes the next one."""
+        sent = False
+        try:
+            async with self._send_lock:
+                if self._outgoing is batch:
+                    self._outgoing = None
+                await self._send_stream.send(b"".join(batch.parts))
+            sent = True
+        except (*_STREAM_ENDED, OSError):
+            pass
+        except Exception:
+            log.exception("%s: writing failed", self.name)
+        finally:
+            if self._outgoing is batch:  # cancelled (``run`` ended) before it was taken
+                self._outgoing = None
+            if not sent:
+                batch.error = ConnectionClosed(self._closed_reason or f"{self.name} exited")
+            batch.sent.set()
 
     async def _send(self, message: dict[str, Any]) -> None:
         if self._closed_reason is not None:
@@ -320,7 +412,11 @@ class Connection:
         reason = f"{self.name} exited"
         try:
             async with anyio.create_task_group() as tg:
-                await self._read_loop(tg)
+                self._writer_group = tg
+                try:
+                    await self._read_loop(tg)
+                finally:
+                    self._writer_group = None
                 tg.cancel_scope.cancel()
         finally:
             self._close(reason)
@@ -342,6 +438,8 @@ class Connection:
         # A block read holds many lines: split it once, keep the unfinished tail as pieces
         # (joined once its newline comes, so a 20 MB line costs one copy, not one per read).
         tail: list[bytes] = []
+        clock = time.perf_counter
+        slice_ends = clock() + READ_SLICE
         while True:
             try:
                 chunk = await self._receive.receive()
@@ -362,10 +460,21 @@ class Connection:
             for line in lines:
                 if not fast(line):
                     await self._handle_line(line, tg)
+                if clock() > slice_ends or self._started > REQUESTS_PER_STEP:
+                    slice_ends = await self._take_turns()
             self._drain()
         if tail:
             await self._handle_line(b"".join(tail), tg)
         self._drain()
+
+    async def _take_turns(self) -> float:
+        """Let the rest of the app run; the end of the next slice of reading. (What is held
+        back to be applied together, a run of text chunks, stays held until the block read
+        is handled: a run is not cut for a slice.)"""
+        for _ in range(TURNS):
+            await anyio.lowlevel.checkpoint()
+        self._started = 0
+        return time.perf_counter() + READ_SLICE
 
     def _drain(self) -> None:
         if self.on_drain is not None:
@@ -390,7 +499,7 @@ class Connection:
         except (ValueError, RecursionError):
             self._skip_line(line)
             return True
-        if type(decoded) is dict and "id" not in decoded:
+        if type(decoded) is dict and "id" not in decoded and not self._started:
             method = decoded.get("method")
             if type(method) is str and method != CANCEL_REQUEST:
                 try:
@@ -427,6 +536,11 @@ class Connection:
             except (ValueError, RecursionError):
                 self._skip_line(line)
                 return
+        if self._started and type(decoded) is dict and "id" not in decoded:
+            # A notification behind requests whose handlers have not run yet: they start
+            # first, so that a cancel right behind its request (in the same read) finds it.
+            self._started = 0
+            await anyio.lowlevel.checkpoint()
         if type(decoded) is dict and "id" not in decoded and self.tracer is None and not big:
             # Most lines are notifications: the same as `_dispatch` -> `classify` does, inline.
             method = decoded.get("method")
@@ -491,6 +605,7 @@ class Connection:
                 log.exception("%s: failed to dispatch a message", self.name)
         if requests:
             self._drain()
+            self._started += 1
             tg.start_soon(self._serve_batch, requests, replies)
         elif replies:
             tg.start_soon(self._send_batch_quietly, replies)
@@ -535,6 +650,9 @@ class Connection:
             await self._handle_notification(message)
         elif isinstance(message, Request):
             self._drain()
+            if self.on_request_now is not None and self._answer_now(message):
+                return
+            self._started += 1
             tg.start_soon(self._serve_request, message)
         elif isinstance(message, Response):
             self._drain()
@@ -598,6 +716,32 @@ class Connection:
             await self.on_notification(message.method, message.params)
         except Exception:
             log.exception("%s: notification handler for %r failed", self.name, message.method)
+
+    def _answer_now(self, message: Request) -> bool:
+        """Answer ``message`` in this step if ``on_request_now`` can (True), or leave it."""
+        now, group = self.on_request_now, self._writer_group
+        if now is None or group is None or line_bytes.get() > BIG_LINE:
+            return False
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message.id}
+        try:
+            result = now(message.method, message.params)
+        except RpcError as exc:
+            reply["error"] = exc.to_wire()
+        except ValidationError as exc:
+            reply["error"] = RpcError.invalid_params(describe_validation_error(exc)).to_wire()
+        except Exception:
+            log.exception("%s: answering %r at once failed", self.name, message.method)
+            return False  # served as usual: its handler says what is wrong
+        else:
+            if result is NOT_NOW:
+                return False
+            reply["result"] = {} if result is None else result
+        try:
+            data = self._encode(reply)
+        except (TypeError, ValueError) as exc:  # a result that is not JSON
+            data = self._encode(self._unserialisable(reply, message.method, exc))
+        self._queued(data, group)  # nobody waits for an answer to be sent
+        return True
 
     async def _serve_request(self, message: Request) -> None:
         reply = await self._answer(message)

@@ -26,6 +26,7 @@ __all__ = [
     "hold_meta",
     "hold_permission",
     "hold_update",
+    "kept_counts",
     "not_kept",
 ]
 
@@ -60,6 +61,15 @@ def not_kept(holder: Any, key: str) -> int:
     counts = extra.get(NOT_KEPT) if isinstance(extra, dict) else None
     count = counts.get(key) if isinstance(counts, dict) else None
     return count if isinstance(count, int) and count > 0 else 0
+
+
+def kept_counts(holder: Any) -> dict[str, Any]:
+    """``holder``'s counts of items left out, as the keyword argument that gives them to a
+    model made from it (a dialect's conversion: v2's plan, commands or tool call into the
+    shared shape), so that they are not lost on the way; ``{}`` when it has none."""
+    extra = holder if isinstance(holder, dict) else getattr(holder, "model_extra", None)
+    counts = extra.get(NOT_KEPT) if isinstance(extra, dict) else None
+    return {NOT_KEPT: dict(counts)} if isinstance(counts, dict) and counts else {}
 
 
 def hold(holder: Any, key: str, limit: int = HOLD) -> None:

@@ -26,7 +26,7 @@ from acp_tui.config.paths import Paths, get_paths
 from acp_tui.ui.app_state import AppState
 from acp_tui.ui.chat import ChatScreen
 from acp_tui.ui.interrupt import OFFER, WINDOW, CtrlC, quit_reasons
-from acp_tui.ui.messages import CommandTyped, workspace_message
+from acp_tui.ui.messages import CommandTyped, WorkspacePoster
 from acp_tui.ui.startup import Startup
 from acp_tui.ui.themes import install_themes, save_theme_choice, user_themes_dir
 
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from acp_tui.client.agent.agent_client import AgentClient
     from acp_tui.client.session.live_session import LiveSession
     from acp_tui.client.workspace.agent_runtime import Connect
-    from acp_tui.client.workspace.events import WorkspaceEvent
     from acp_tui.client.workspace.slots import SessionSlot
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.ui.dialog_interaction import DialogInteraction, TerminalRunner
@@ -179,13 +178,9 @@ class AcpApp(AppState):
         async with history_library(self, workspace.cache, self.paths, self.launch), workspace:
             self.workspace = workspace
             self.chat_screen.attach(workspace)
-            workspace.subscribe(self.post_workspace_event)
+            workspace.subscribe(WorkspacePoster(self.chat_screen.post_message))
             workspace.open_launch(self.launch)
             await workspace.wait_closed()
-
-    def post_workspace_event(self, event: WorkspaceEvent) -> None:
-        """Every Workspace event goes to the chat screen as the message of its kind."""
-        self.chat_screen.post_message(workspace_message(event))
 
     async def on_unmount(self) -> None:
         """Stop every agent (gracefully, boundedly) before the loop goes away."""

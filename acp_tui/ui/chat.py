@@ -148,6 +148,7 @@ class ChatScreen(Screen[None]):
     def slot_state_changed(self, message: messages.SlotStateChanged) -> None:
         """Its status line, its queue's reason, its tab and its row's tags follow the state."""
         slot = message.event.slot
+        message.take()
         pane = self.pane_of(slot)
         if pane is not None:
             pane.refresh_status()
@@ -159,6 +160,7 @@ class ChatScreen(Screen[None]):
     @on(messages.QueueChanged)
     def queue_changed(self, message: messages.QueueChanged) -> None:
         slot = message.event.slot
+        message.take()
         pane = self.pane_of(slot)
         if pane is not None:
             pane.refresh_queue()
@@ -176,12 +178,14 @@ class ChatScreen(Screen[None]):
 
     @on(messages.TurnChanged)
     def turn_changed(self, message: messages.TurnChanged) -> None:
+        message.take()
         self.refresh_slot_status(message.event.slot)
 
     @on(messages.SessionInfoChanged)
     def session_info_changed(self, message: messages.SessionInfoChanged) -> None:
-        """A session's title: its tab and status line where it is shown, and its row."""
-        event, ws = message.event, self.workspace
+        """A session's title: its tab and status line where it is shown, and its row (a flood
+        of titles: once, with the last)."""
+        event, ws = message.merged(), self.workspace
         slot = ws.board.slot_showing(event.agent, event.session_id) if ws is not None else None
         if slot is not None:
             self.refresh_slot_status(slot)
@@ -235,9 +239,10 @@ class ChatScreen(Screen[None]):
 
     @on(messages.Notice)
     def notice(self, message: messages.Notice) -> None:
-        event = message.event
-        severity: SeverityLevel = "information" if event.level == "info" else event.level
-        self.app.notify(event.text, severity=severity, timeout=10, markup=False)
+        """Every notice that came since the last were said (a toast each, bounded)."""
+        for event in message.take():
+            severity: SeverityLevel = "information" if event.level == "info" else event.level
+            self.app.notify(event.text, severity=severity, timeout=10, markup=False)
 
     @on(messages.DraftsReturned)
     def drafts_returned(self, message: messages.DraftsReturned) -> None:

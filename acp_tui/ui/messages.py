@@ -6,6 +6,11 @@ own ``@on`` handler. Each message carries its event (`acp_tui.client.workspace.e
 ``event``. Widgets ask for things with the request messages at the end, which screens can
 handle without importing the widgets (they arrive after the first frame).
 
+A flood of events (a notice per update, a turn's state flipping per question refused) costs a
+message each unless told otherwise: the messages that read what they say afresh (a tab's
+state, its queue, its turn) stand for every event of their kind and tab that comes while they
+wait, and one ``Notice`` message says every notice that came meanwhile (`WorkspacePoster`).
+
 The first frame imports this module (the chat screen's handlers name its classes), but not the
 events module: creating its frozen dataclasses costs about 10 ms of CPU, so `MESSAGES` is built
 from it when the first event arrives, after the first frame.
@@ -13,8 +18,8 @@ from it when the first event arrives, after the first frame.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +48,7 @@ __all__ = [
     "SlotStateChanged",
     "TabChosen",
     "TurnChanged",
+    "WorkspacePoster",
     "workspace_message",
 ]
 
@@ -50,16 +56,39 @@ __all__ = [
 # -- Workspace events ----------------------------------------------------------------------------
 
 
-class WorkspaceMessage(Message):
+class WorkspaceMessage(Message, bubble=False):
     """A Workspace event as a message; ``event`` is the event (its kind's class, below).
 
     Plain classes, not dataclasses: creating a dataclass costs the first frame about a
     millisecond, and these are created at import, before it.
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Only the chat screen handles them: they never bubble up to the App (once more per
+        event, for nothing)."""
+        kwargs.setdefault("bubble", False)
+        super().__init_subclass__(**kwargs)
+
     def __init__(self, event: Any) -> None:
         super().__init__()
         self.event = event
+
+
+class Gathering(WorkspaceMessage):
+    """A message that stands for every event of its kind (and tab, ``key``) that comes while
+    it waits to be handled: its handler calls ``take`` first, then reads the state afresh."""
+
+    _take: Callable[[], list[Any]] | None = None
+
+    def key(self) -> Hashable:
+        """What the events it stands for share, besides their kind: the tab."""
+        slot: Hashable = self.event.slot
+        return slot
+
+    def take(self) -> list[Any]:
+        """The events this message stands for, oldest first; the next one is posted anew."""
+        take, self._take = self._take, None
+        return take() if take is not None else [self.event]
 
 
 class AgentChanged(WorkspaceMessage):
@@ -86,13 +115,13 @@ class CurrentChanged(WorkspaceMessage):
     event: events.CurrentChanged
 
 
-class SlotStateChanged(WorkspaceMessage):
+class SlotStateChanged(Gathering):
     """A tab's state (and its status words) changed."""
 
     event: events.SlotStateChanged
 
 
-class QueueChanged(WorkspaceMessage):
+class QueueChanged(Gathering):
     """A tab's queued prompts changed."""
 
     event: events.QueueChanged
@@ -104,7 +133,7 @@ class AttentionChanged(WorkspaceMessage):
     event: events.AttentionChanged
 
 
-class TurnChanged(WorkspaceMessage):
+class TurnChanged(Gathering):
     """The turn's state in a tab's session changed."""
 
     event: events.TurnChanged
@@ -116,22 +145,23 @@ class SessionShown(WorkspaceMessage):
     event: events.SessionShown
 
 
-class SessionInfoChanged(WorkspaceMessage):
-    """The agent renamed or touched one of its sessions."""
+class SessionInfoChanged(Gathering):
+    """The agent renamed or touched one of its sessions (``take``: every such change of that
+    session that came meanwhile; ``merged``: what they come to)."""
 
     event: events.SessionInfoChanged
 
-    def can_replace(self, message: Message) -> bool:
-        """The next one, for the same session and giving at least the same fields, makes this
-        one moot: a flood of titles is handled once per batch, not once per title."""
-        if not isinstance(message, SessionInfoChanged):
-            return False
-        mine, later = self.event, message.event
-        return (
-            later.agent is mine.agent
-            and later.session_id == mine.session_id
-            and later.given >= mine.given
-        )
+    def key(self) -> Hashable:
+        return (self.event.agent, self.event.session_id)
+
+    def merged(self) -> events.SessionInfoChanged:
+        """The changes taken as one: each field as the last change that gave it says."""
+        changes = self.take()
+        values: dict[str, Any] = {}
+        for change in changes:
+            values.update(change.changes())
+        merged: events.SessionInfoChanged = replace(changes[-1], **values, given=frozenset(values))
+        return merged
 
 
 class SessionRenamed(WorkspaceMessage):
@@ -140,10 +170,13 @@ class SessionRenamed(WorkspaceMessage):
     event: events.SessionRenamed
 
 
-class Notice(WorkspaceMessage):
-    """Something to tell the user in passing."""
+class Notice(Gathering):
+    """Something to tell the user in passing (``take``: every one that came meanwhile)."""
 
     event: events.Notice
+
+    def key(self) -> Hashable:
+        return None
 
 
 class DraftsReturned(WorkspaceMessage):
@@ -198,6 +231,29 @@ def __getattr__(name: str) -> Any:
 def workspace_message(event: events.WorkspaceEvent) -> Message:
     """The Textual message that carries ``event``."""
     return _messages()[type(event)](event)
+
+
+class WorkspacePoster:
+    """Posts each Workspace event with ``post`` as the message of its kind; an event a
+    ``Gathering`` message waiting to be handled stands for is added to it instead."""
+
+    def __init__(self, post: Callable[[Message], object]) -> None:
+        self._post = post
+        self._gathering: dict[tuple[type[Message], Hashable], list[Any]] = {}
+
+    def __call__(self, event: events.WorkspaceEvent) -> None:
+        message = workspace_message(event)
+        if not isinstance(message, Gathering):
+            self._post(message)
+            return
+        key = (type(message), message.key())
+        gathered = self._gathering.get(key)
+        if gathered is not None:
+            gathered.append(event)
+            return
+        gathered = self._gathering[key] = [event]
+        message._take = lambda: self._gathering.pop(key, gathered)
+        self._post(message)
 
 
 # -- requests from widgets -----------------------------------------------------------------------

@@ -78,6 +78,8 @@ def choose_option(
     listed = chosen or list(picker.choices)
     names = ", ".join(sanitize(name, NAME_LIMIT) for name, _ in listed[:SHOWN])
     more = " …" if len(listed) > SHOWN else ""
+    if not chosen and picker.left_out:  # past the cap on one option: not kept, not choosable
+        more += f" (and {picker.left_out:,} more from the agent, not kept)"
     why = "matches several" if chosen else f"names no {category}"
     app.notify(
         f"{sanitize(argument, NAME_LIMIT)} {why}: {names}{more}", severity="warning", markup=False

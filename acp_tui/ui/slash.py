@@ -19,7 +19,14 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CLIENT_COMMANDS", "ClientCommand", "Parsed", "client_command", "parse_prompt"]
+__all__ = [
+    "CLIENT_COMMANDS",
+    "ClientCommand",
+    "Parsed",
+    "client_command",
+    "commands_not_kept",
+    "parse_prompt",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +97,10 @@ def invocation(name: str, agent_commands: Collection[str]) -> str:
     """How acp-tui's command ``name`` is typed: ``/name``, or ``//name`` when the agent has a
     command of that name."""
     return f"//{name}" if name in agent_commands else f"/{name}"
+
+
+def commands_not_kept(count: int) -> str:
+    """What ends a list of the agent's commands when it sent ``count`` more than are kept
+    (`acp_tui.protocol.held`)."""
+    what = "1 more command" if count == 1 else f"{count:,} more commands"
+    return f"… {what} from the agent (not kept)"

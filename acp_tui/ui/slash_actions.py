@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, sanitize
-from acp_tui.ui.slash import CLIENT_COMMANDS, SHELL_HELP, Parsed, invocation
+from acp_tui.ui.slash import (
+    CLIENT_COMMANDS,
+    SHELL_HELP,
+    Parsed,
+    commands_not_kept,
+    invocation,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -95,7 +101,9 @@ def show_help(app: AppState, pane: ChatPane, argument: str) -> None:
     if slot is None:
         app.notify(help_text([]), title="Commands", timeout=30, markup=False)
     else:
-        slot.transcript.add_notice(help_text(slot.transcript.commands), hint=True)
+        transcript = slot.transcript
+        text = help_text(transcript.commands, transcript.commands_not_kept)
+        transcript.add_notice(text, hint=True)
 
 
 def resume(app: AppState, pane: ChatPane, argument: str) -> None:
@@ -193,8 +201,9 @@ WITH_SESSION: dict[str, Callable[[AppState, Workspace, SessionSlot, str], None]]
 }
 
 
-def help_text(agent_commands: Sequence[AvailableCommand]) -> str:
-    """Both kinds of commands: the agent's with their descriptions, then acp-tui's, marked."""
+def help_text(agent_commands: Sequence[AvailableCommand], not_kept: int = 0) -> str:
+    """Both kinds of commands: the agent's with their descriptions (and how many more it sent
+    than are kept, ``not_kept``), then acp-tui's, marked."""
     names = {command.name for command in agent_commands}
     lines = ["Commands (/ completes them):"]
     if agent_commands:
@@ -203,6 +212,8 @@ def help_text(agent_commands: Sequence[AvailableCommand]) -> str:
             hint = command.input.hint if command.input is not None else None
             typed = sanitize(command.name, NAME_LIMIT) + (f" ‹{sanitize(hint)}›" if hint else "")
             lines.append(f"  /{typed} — {sanitize(command.description, LABEL_LIMIT)}")
+        if not_kept > 0:
+            lines.append(f"  {commands_not_kept(not_kept)}")
     else:
         lines.append("The agent's: none offered in this session.")
     hidden = names & {own.name for own in CLIENT_COMMANDS}

@@ -124,6 +124,31 @@ async def test_slash_lists_the_agents_commands_and_tab_completes(
         assert prompt.border_subtitle == "what to plan"
 
 
+async def test_the_list_counts_the_commands_the_agent_sent_past_the_cap(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    """An agent's 200,000 commands are held as the first 1,000 (`acp_tui.protocol.held`): the
+    list said nothing of the rest, as if there were none."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = await ready(pilot, app)
+        assert app.session is not None
+        app.session.transcript.commands_not_kept = 199_000
+        await pilot.press("/")
+        assert prompt.completion_list.is_open
+        options = prompt.completion_list.options
+        assert str(options[-1].prompt) == "… 199,000 more commands from the agent (not kept)"
+        assert options[-1].disabled
+        assert len(options) == len(prompt.completion_list.choices) + 1
+        await pilot.press("z", "z", "z")  # none matches: said, and the count still
+        assert [str(o.prompt) for o in prompt.completion_list.options] == [
+            "no matching command",
+            "… 199,000 more commands from the agent (not kept)",
+        ]
+        await pilot.press("escape", *("backspace",) * 4, "/", "/")  # acp-tui's only
+        assert not any("not kept" in str(o.prompt) for o in prompt.completion_list.options)
+
+
 async def test_enter_accepts_a_completion_instead_of_sending(
     make_app: Callable[..., AcpApp],
 ) -> None:

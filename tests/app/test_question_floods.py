@@ -5,6 +5,7 @@ in the transcript, counted."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -101,3 +102,40 @@ async def test_a_flood_of_forms_is_declined_with_one_key(
             "Refused 12 questions of acp-tui demo agent: you refused all its questions."
             in notes(app)
         )
+
+
+async def test_a_question_refused_as_it_comes_is_answered_without_being_served(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each question refused past the limit still cost a task, its cancel scopes and two
+    changes of the turn's state: a flood of 10,000 spent most of its time there. It is
+    answered in the read loop's step now, as its refusal would have been, and counted."""
+    from acp_tui.protocol.connection import Connection
+
+    served: list[str] = []
+    serve = Connection._serve_request
+
+    async def counted(self: Connection, message: Any) -> None:
+        served.append(message.method)
+        await serve(self, message)
+
+    monkeypatch.setattr(Connection, "_serve_request", counted)
+    monkeypatch.setattr(questions, "LIMIT", 4)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await start(pilot, app, "permission-flood 40")
+        await wait_for(pilot, lambda: "questions of acp-tui demo agent" in " ".join(notes(app)))
+        for _ in range(4):
+            dialog = await wait_for_screen(pilot, PermissionDialog)
+            await wait_for(pilot, lambda shown=dialog: shown.accepting)  # type: ignore[misc]
+            await pilot.press("r")
+            await wait_for(pilot, lambda shown=dialog: app.screen is not shown)  # type: ignore[misc]
+        await wait_for(pilot, lambda: turn_over(app))
+        assert answers(app) == {f"{n}: reject-once" for n in range(1, 41)}
+        # Those read before the first ones were asked are served (and refused there); once
+        # four wait, the rest are answered as they are read.
+        assert served.count("session/request_permission") < 40
+        refused = [n for n in notes(app) if n.startswith("Refused")]
+        assert refused == [
+            "Refused 36 questions of acp-tui demo agent: it asked more than 4 at once."
+        ]

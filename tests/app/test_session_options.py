@@ -225,3 +225,90 @@ def test_format_usage(
 
     assert format_usage(Usage(used, size, amount, currency)) == text
     assert format_usage(None) == ""
+
+
+async def test_a_flood_of_usage_updates_redraws_the_bar_a_few_times_ending_on_the_last(
+    make_app: Callable[..., AcpApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bar was redrawn once per batch of updates; while an agent floods, the connection
+    lets the app run every few milliseconds, so a batch was a handful of updates and the
+    redraws (a layout of the screen each) most of the flood's cost."""
+    import asyncio
+
+    from acp_tui.protocol.updates import UsageUpdate
+
+    redraws: list[int] = []
+    redraw = SessionOptions.refresh_from_transcript
+
+    def counted(self: SessionOptions) -> None:
+        redraws.append(1)
+        redraw(self)
+
+    monkeypatch.setattr(SessionOptions, "refresh_from_transcript", counted)
+    app, ctx = await start(make_app)
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, [])
+        assert app.session is not None
+        transcript = app.session.transcript
+        usage_label = bar.query_one("#session-usage", Static)
+        redraws.clear()
+        for used in range(1, 1001):
+            transcript.apply(UsageUpdate(used=used, size=200_000))
+            await asyncio.sleep(0)  # the app runs between the updates, as in a flood
+        last = format_usage(transcript.usage)
+        assert "1.0k/200k" in last
+        await wait_for(pilot, lambda: str(usage_label.render()) == last)
+        assert len(redraws) < 200
+
+
+async def test_the_values_of_an_option_left_out_by_the_cap_are_counted_in_its_list(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    """An option of 3,000 values is held as its first 1,000 (`acp_tui.protocol.held`): its
+    list said nothing of the rest. A last line counts them; it cannot be chosen."""
+    from textual.widgets._select import SelectOverlay
+
+    from acp_tui.client.agent.dialects.v1 import V1Dialect
+    from acp_tui.protocol.held import HOLD, hold_update
+    from acp_tui.ui.option_commands import choose_option
+    from acp_tui.ui.widgets.session_options import LEFT_OUT
+
+    values = [{"value": f"v{n}", "name": f"Model {n}"} for n in range(3000)]
+    update = {
+        "sessionUpdate": "config_option_update",
+        "configOptions": [
+            {
+                "id": "model",
+                "name": "Model",
+                "type": "select",
+                "category": "model",
+                "currentValue": "v0",
+                "options": values,
+            }
+        ],
+    }
+    params = {"sessionId": "s", "update": update}
+    hold_update(update)
+    (parsed,) = V1Dialect().parse_update(params)[1]
+    app, ctx = await start(make_app)
+    async with ctx as pilot:
+        bar = await mount_bar(app, pilot, [])
+        assert app.session is not None
+        app.session.transcript.apply(parsed)  # type: ignore[arg-type]
+        await wait_for(pilot, lambda: len(selects(bar)["config:model"]._options) == HOLD + 1)
+        select = selects(bar)["config:model"]
+        await wait_for(pilot, lambda: select.is_mounted)
+        last_label, last_value = select._options[-1]
+        assert str(last_label) == "… 2,000 more values from the agent (not kept)"
+        assert last_value == LEFT_OUT
+        overlay = select.query_one(SelectOverlay)
+        assert overlay.get_option_at_index(HOLD).disabled
+        assert not overlay.get_option_at_index(HOLD - 1).disabled
+        # /model names none of them: the choices said, and the count.
+        notes: list[str] = []
+        app.notify = lambda message, **_: notes.append(message)  # type: ignore[method-assign]
+        assert app.slot is not None
+        assert app.workspace is not None
+        choose_option(app, app.workspace, app.slot, "model", "nothing like it")
+        assert notes
+        assert notes[-1].endswith("(and 2,000 more from the agent, not kept)")

@@ -159,6 +159,57 @@ def test_commands_and_locations_are_held_capped_and_counted() -> None:
     assert f"… {5000 - LIST_LIMIT:,} more locations" in text
 
 
+def held_v2_update(update: dict[str, Any]) -> SessionUpdate:
+    """``update`` as the client takes it from a v2 agent: capped, parsed, in the shared shape."""
+    from acp_tui.client.agent.dialects.v2 import V2Dialect
+
+    params = {"sessionId": "s", "update": update}
+    hold_update(params["update"])
+    _, events = V2Dialect().parse_update(params)
+    (parsed,) = events
+    return parsed  # type: ignore[return-value]
+
+
+def test_a_v2_plan_commands_and_tool_call_keep_their_counts_in_the_shared_shape() -> None:
+    """v2's updates become the shared (v1) ones: the counts of what the caps left out stayed
+    on the v2 models, and a 200,000-entry plan said nothing of the 199,000 left out."""
+    entries = [
+        {"content": f"step {n}", "priority": "low", "status": "pending"} for n in range(5000)
+    ]
+    plan = {"type": "items", "planId": "p", "entries": entries}
+    transcript = Transcript("s")
+    transcript.apply(held_v2_update({"sessionUpdate": "plan_update", "plan": plan}))
+    (block,) = transcript.entries
+    assert isinstance(block, PlanEntryBlock)
+    assert len(block.entries) == HOLD
+    assert block.not_kept == 5000 - HOLD
+    text = plain(render_entry(block, RenderOptions(Styles())))
+    assert f"… {5000 - LIST_LIMIT:,} more plan entries" in text
+    commands = [{"name": f"cmd{n}", "description": "d"} for n in range(3000)]
+    transcript.apply(
+        held_v2_update(
+            {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+        )
+    )
+    assert len(transcript.commands) == HOLD
+    assert transcript.commands_not_kept == 3000 - HOLD
+    locations = [{"path": f"/f{n}"} for n in range(3000)]
+    transcript.apply(
+        held_v2_update(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t",
+                "title": "Read",
+                "locations": locations,
+            }
+        )
+    )
+    entry = transcript.tool_call("t")
+    assert entry is not None
+    assert len(entry.locations) == HOLD
+    assert entry.locations_not_kept == 3000 - HOLD
+
+
 def test_a_big_image_is_not_kept_but_its_size_is_shown() -> None:
     data = "A" * (MEDIA + 4)
     image = {"type": "image", "mimeType": "image/png", "data": data}
@@ -207,6 +258,56 @@ def test_a_form_of_5000_fields_with_many_choices_is_held_capped() -> None:
     form = Form.of(ElicitationSchema.model_validate(schema))
     assert form.hidden == 5000 - MAX_FIELDS
     assert form.hidden_required == ("f4999",)  # not kept, still known to be required
+
+
+async def test_a_choice_field_counts_the_choices_left_out_under_its_list() -> None:
+    """A field of 3,000 choices is held as its first 1,000: the form said nothing of the
+    rest, a single choice's drop-down or a multiple choice's list alike."""
+    from acp_tui.ui.widgets.form_fields import FieldRow
+
+    properties = {
+        "one": {"type": "string", "enum": [f"v{k}" for k in range(3000)]},
+        "titled": {
+            "type": "string",
+            "oneOf": [{"const": f"c{k}", "title": f"C {k}"} for k in range(1500)],
+        },
+        "many": {
+            "type": "array",
+            "items": {"anyOf": [{"const": f"a{k}", "title": f"A {k}"} for k in range(1001)]},
+        },
+        "few": {"type": "string", "enum": ["x", "y"]},
+    }
+    params: dict[str, Any] = {
+        "mode": "form",
+        "message": "Pick",
+        "requestedSchema": {"type": "object", "properties": properties},
+    }
+    hold_elicitation(params)
+    form = Form.of(ElicitationSchema.model_validate(params["requestedSchema"]))
+    counts = {f.name: (len(f.choices), f.choices_not_kept) for f in form.fields}
+    assert counts == {
+        "one": (HOLD, 2000),
+        "titled": (HOLD, 500),
+        "many": (HOLD, 1),
+        "few": (2, 0),
+    }
+
+    class Rows(App[None]):
+        def compose(self) -> ComposeResult:
+            for field in form.fields:
+                yield FieldRow(field)
+
+    app = Rows()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await pilot.pause()
+        hints = {
+            row.field.name: [str(s.content) for s in row.query(".field-hint").results(Static)]
+            for row in app.query(FieldRow).results(FieldRow)
+        }
+    assert hints["one"] == ["… 2,000 more choices from the agent (not kept)"]
+    assert hints["titled"] == ["… 500 more choices from the agent (not kept)"]
+    assert hints["many"] == ["… 1 more choice from the agent (not kept)"]
+    assert hints["few"] == []
 
 
 async def test_100k_sessions_show_a_window_of_rows_that_grows_near_its_end() -> None:

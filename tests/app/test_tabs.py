@@ -238,3 +238,36 @@ async def test_a_queued_prompt_comes_back_when_its_session_is_deleted(
         assert slot.queue == []
         assert slot.state == "closed"
         assert "it was deleted" in pane_text(pane)
+
+
+async def test_a_tab_told_its_label_again_does_not_lay_the_screen_out() -> None:
+    """A tab is told its label on every change of its turn's state (two per question refused
+    in a flood): each new label laid the whole screen out, the same label too."""
+    from textual.app import App, ComposeResult
+    from textual.content import Content
+    from textual.widgets import Tab
+
+    class TabsApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SessionTabs()
+
+    app = TabsApp()
+    async with app.run_test(size=(80, 10)) as pilot:
+        tabs = app.query_one(SessionTabs)
+        tabs.set_tab(1, Content("1 new session"))
+        await pilot.pause()
+        tab = tabs.query_one(f"#{tab_id(1)}", Tab)
+        layouts: list[bool] = []
+        refresh = tab.refresh
+
+        def counted(*regions: object, layout: bool = False, **kwargs: object) -> object:
+            layouts.append(layout)
+            return refresh(*regions, layout=layout, **kwargs)  # type: ignore[arg-type]
+
+        tab.refresh = counted  # type: ignore[method-assign,assignment]
+        for _ in range(100):
+            tabs.set_tab(1, Content("1 new session"))
+        assert not any(layouts)
+        tabs.set_tab(1, Content("1 new session") + Content.styled(" ●", "bold"))
+        assert any(layouts)
+        assert tab.label.plain == "1 new session ●"

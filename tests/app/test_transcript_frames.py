@@ -139,3 +139,64 @@ async def test_a_long_transcript_is_laid_out_over_several_loop_iterations(
         assert len({iteration for iteration, _ in steps}) >= len(steps) // 2
         assert view.scroll_offset.y == view.max_scroll_y
         assert view.blank_frames == 0
+
+
+class RefreshCountingView(TranscriptView):
+    """Counts the whole-view refreshes, and the lines refreshed alone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.whole = 0
+        self.lines_refreshed: list[tuple[int, int]] = []
+
+    def refresh(self, *regions: Any, **kwargs: Any) -> Any:
+        if not regions:
+            self.whole += 1
+        return super().refresh(*regions, **kwargs)
+
+    def refresh_lines(self, y_start: int, line_count: int = 1) -> None:
+        self.lines_refreshed.append((y_start, line_count))
+        super().refresh_lines(y_start, line_count)
+
+
+class RefreshCountingApp(App[None]):
+    def __init__(self, transcript: Transcript) -> None:
+        super().__init__()
+        self.transcript = transcript
+
+    def compose(self) -> ComposeResult:
+        yield RefreshCountingView()
+
+    def on_mount(self) -> None:
+        self.query_one(RefreshCountingView).show(self.transcript)
+
+
+async def test_an_entry_changed_in_place_redraws_its_lines_only() -> None:
+    """A count updated 10,000 times in a flood (refused questions, notices past the first)
+    made each frame compose the whole view again; lines that did not move are kept."""
+    transcript = Transcript("s")
+    for n in range(30):
+        transcript.add_notice(f"notice {n}")
+    transcript.notices.tally("count", "1 counted")
+    app = RefreshCountingApp(transcript)
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(RefreshCountingView)
+        await wait_for(pilot, lambda: view.settled and "1 counted" in view.visible_lines())
+        first = view.whole
+        line = next(i for i, text in enumerate(view.plain_lines()) if text == "1 counted")
+        for n in range(2, 50):
+            transcript.notices.tally("count", f"{n} counted")
+            await asyncio.sleep(0.01)
+        await wait_for(pilot, lambda: view.settled and "49 counted" in view.visible_lines())
+        assert view.whole == first
+        assert view.lines_refreshed
+        assert set(view.lines_refreshed) == {(line, 1)}
+        # It takes a second line: what is below moves, the whole view is drawn again.
+        transcript.notices.tally("count", "50 counted\nand a second line")
+        await wait_for(pilot, lambda: view.settled and "and a second line" in view.visible_lines())
+        assert view.whole > first
+        # A new entry: the whole view again.
+        whole = view.whole
+        transcript.add_notice("one more")
+        await wait_for(pilot, lambda: view.settled and "one more" in view.visible_lines())
+        assert view.whole > whole

@@ -72,6 +72,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
     from stall_sampler import StallSampler
 
     from acp_tui.client.agent.launch import LaunchSpec
+    from acp_tui.client.log_file import LogFile
     from acp_tui.client.process.command import AgentCommand
     from acp_tui.client.session.entries import MessageEntry
     from acp_tui.ui.app import AcpApp
@@ -91,6 +92,10 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
     profile_dir = os.environ.get("HOSTILE_PROFILE")
     profiler = cProfile.Profile() if profile_dir else None
     sampler = StallSampler() if profile_dir else None
+    # The log file the app writes its warnings and the agents' notices to, as `run_app` does
+    # (without it, every warning went to stderr, which the test app prints: a cost of the
+    # benchmark, not of the app).
+    log_file = LogFile(app.paths.log_dir).install()
     async with app.run_test(size=SIZE) as pilot:
         await wait(lambda: app.session is not None, within=WITHIN)
         await pilot.pause()
@@ -158,6 +163,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
             figures["utf8"] = "bad \ufffd\ufffd bytes" in agent_text
         ticker.running = False
         await tick
+    log_file.uninstall()
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return figures
 

@@ -570,6 +570,26 @@ async def test_incoming_cancel_request_cancels_the_handler_and_answers_32800() -
             await assert_still_works(conn, peer)
 
 
+async def test_a_cancel_right_behind_its_request_in_one_read_cancels_it() -> None:
+    """A peer that writes a request and its cancel in one write (or is read late) hands both
+    over in one read: the request's handler had not started when the cancel was handled, so
+    the cancel found nothing to cancel, and a request that waits for it waited forever."""
+
+    async def on_request(method: str, params: Any) -> Any:
+        await anyio.sleep(3600)
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send_raw(
+                line(req(7, "slow")) + line(notif(CANCEL_REQUEST, {"requestId": 7}))
+            )
+            reply = await peer.read()
+    assert reply["id"] == 7
+    assert reply["error"]["code"] == -32800
+
+
 @pytest.mark.parametrize(
     "params",
     [None, "x", [7], {}, {"requestId": [7]}, {"requestId": {"a": 1}}, {"requestId": 8}],
@@ -1092,3 +1112,200 @@ async def test_notify_many_sends_separate_notifications_in_order_in_few_writes()
     assert seen == list(range(1000))
     assert len(writes) == 4  # 256 + 256 + 256 + 232 lines
     assert all(chunk.count(b"\n") <= 256 for chunk in writes)
+
+
+# -- writes of one step go out together ------------------------------------------------------
+
+
+def counted_writes(conn: Connection) -> list[bytes]:
+    """Every write ``conn`` makes from now on, as it made it."""
+    writes: list[bytes] = []
+    original = conn._send_stream.send
+
+    async def counting_send(data: bytes) -> None:
+        writes.append(data)
+        await original(data)
+
+    conn._send_stream.send = counting_send  # type: ignore[method-assign]
+    return writes
+
+
+async def test_requests_answered_in_one_step_are_answered_in_few_writes_each_by_its_id() -> None:
+    """A flood of requests answered at once (a client refusing them) cost a write and a wait
+    for the pipe per answer: the answers of one step of the event loop go out in one write."""
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    writes = counted_writes(conn)
+    count = 500
+    with anyio.fail_after(10):
+        async with running(conn, peer):
+            await peer.send_raw(b"".join(line(req(i, "echo", [i])) for i in range(count)))
+            replies = [await peer.read() for _ in range(count)]
+    assert sorted(reply["id"] for reply in replies) == list(range(count))
+    assert all(reply["result"] == [reply["id"]] for reply in replies)
+    assert sum(data.count(b"\n") for data in writes) == count
+    assert len(writes) <= count // 10
+
+
+async def test_lines_written_in_one_step_keep_their_order_and_each_writer_waits_for_its_own() -> (
+    None
+):
+    peer = RawPeer()
+    conn = peer.connection()
+    writes = counted_writes(conn)
+    done: list[int] = []
+
+    async def say(n: int) -> None:
+        await conn.notify("n", {"n": n})
+        done.append(n)
+
+    with anyio.fail_after(5):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+            for n in range(20):
+                tg.start_soon(say, n)
+    assert [m["params"]["n"] for m in peer.pending_output()] == list(range(20))
+    assert sorted(done) == list(range(20))
+    assert len(writes) < 20
+
+
+async def test_a_writer_cancelled_while_its_line_waits_leaves_it_sent() -> None:
+    peer = RawPeer()
+    conn = peer.connection(on_request=echo_handler)
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(0, "echo", "reading"))
+            await peer.read_reply(0)
+            with anyio.CancelScope() as scope:
+                scope.cancel()  # cancelled at its first wait: its line is queued already
+                await conn.notify("first")
+            await conn.notify("second")
+    assert [m["method"] for m in peer.pending_output()] == ["first", "second"]
+
+
+async def test_lines_waiting_when_the_stream_breaks_fail_their_writers() -> None:
+    peer = RawPeer()
+    conn = peer.connection(name="agent")
+    failed: list[str] = []
+
+    async def say(n: int) -> None:
+        try:
+            await conn.notify("n", {"n": n})
+        except ConnectionClosed as exc:
+            failed.append(str(exc))
+
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.reader.aclose()
+            async with anyio.create_task_group() as tg:
+                for n in range(5):
+                    tg.start_soon(say, n)
+    assert failed == ["agent exited"] * 5
+
+
+# -- a flood leaves the app its turns ---------------------------------------------------------
+
+
+async def test_a_flood_of_requests_read_at_once_lets_the_app_run_between_a_few() -> None:
+    """A pipe hands over a thousand small requests at once, and each handler runs in the next
+    step of the event loop: the read loop started them all in one step, a step as long as all
+    their handlers, and keys and frames waited for it."""
+    peer = RawPeer()
+    started: list[int] = []
+    seen_by_the_app: list[int] = []
+
+    async def handler(method: str, params: Any) -> Any:
+        started.append(params)
+        return params
+
+    async def the_app() -> None:
+        while len(started) < 200:
+            seen_by_the_app.append(len(started))
+            await anyio.lowlevel.checkpoint()
+
+    conn = peer.connection(on_request=handler)
+    with anyio.fail_after(10):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+            await peer.send(req(0, "echo", -1))
+            await peer.read_reply(0)
+            tg.start_soon(the_app)
+            await peer.send_raw(b"".join(line(req(i, "echo", i)) for i in range(1, 201)))
+            for _ in range(200):
+                await peer.read()
+    assert len({n for n in seen_by_the_app if 1 < n < 200}) >= 5
+
+
+async def test_a_flood_of_notifications_is_read_in_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However fast each notification is handled, the read loop lets the app run once its
+    slice of time is spent (here: none, so after each line); what it holds back to apply
+    together takes effect at the end of the block, as before."""
+    monkeypatch.setattr("acp_tui.protocol.connection.READ_SLICE", 0.0)
+    peer = RawPeer()
+    handled: list[int] = []
+    drained_at: list[int] = []
+    seen_by_the_app: list[int] = []
+
+    def now(method: str, params: Any) -> bool:
+        handled.append(params)
+        return True
+
+    async def the_app() -> None:
+        while len(handled) < 100:
+            seen_by_the_app.append(len(handled))
+            await anyio.lowlevel.checkpoint()
+
+    conn = peer.connection()
+    conn.on_notification_now = now
+    conn.on_drain = lambda: drained_at.append(len(handled))
+    with anyio.fail_after(10):
+        async with running(conn, peer), anyio.create_task_group() as tg:
+            tg.start_soon(the_app)
+            await peer.send_raw(b"".join(line(notif("n", i)) for i in range(100)))
+    assert handled == list(range(100))
+    assert len({n for n in seen_by_the_app if 0 < n < 100}) >= 50
+    assert set(drained_at) == {100}  # not once per slice
+
+
+async def test_a_request_answered_at_once_needs_no_handler_and_keeps_its_id() -> None:
+    """``on_request_now`` answers in the read loop's step (a refusal known before anything
+    is asked); what it leaves (``NOT_NOW``), or fails on, is served as usual."""
+    from acp_tui.protocol.connection import NOT_NOW
+
+    served: list[Any] = []
+
+    async def on_request(method: str, params: Any) -> Any:
+        served.append(params)
+        return {"served": params}
+
+    def now(method: str, params: Any) -> Any:
+        if params == "later":
+            return NOT_NOW
+        if params == "bad":
+            raise RpcError.invalid_params("bad params")
+        if params == "invalid":
+            return Point.model_validate({"x": "not a number"})
+        if params == "oops":
+            raise RuntimeError("a bug")
+        return {"now": params}
+
+    peer = RawPeer()
+    conn = peer.connection(on_request=on_request)
+    conn.on_request_now = now
+    with anyio.fail_after(5):
+        async with running(conn, peer):
+            await peer.send(req(0, "echo", "reading"))
+            await peer.read_reply(0)
+            served.clear()
+            await peer.send_raw(
+                b"".join(
+                    line(req(n, "m", params))
+                    for n, params in enumerate(["a", "later", "bad", "invalid", "oops", "b"], 1)
+                )
+            )
+            replies = {reply["id"]: reply for reply in [await peer.read() for _ in range(6)]}
+    assert replies[1]["result"] == {"now": "a"}
+    assert replies[2]["result"] == {"served": "later"}
+    assert replies[3]["error"]["code"] == ErrorCode.INVALID_PARAMS
+    assert replies[4]["error"]["code"] == ErrorCode.INVALID_PARAMS
+    assert replies[5]["result"] == {"served": "oops"}
+    assert replies[6]["result"] == {"now": "b"}
+    assert served == ["later", "oops"]

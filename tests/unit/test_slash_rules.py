@@ -95,6 +95,9 @@ def test_help_lists_both_kinds() -> None:
     assert "  /reload — " in text
     assert "!COMMAND" in text
     assert "none offered" in help_text([])
+    # Past the cap on what one update holds, the rest is counted.
+    counted = help_text(AGENT, 199_000)
+    assert "  /web ‹query› — Search\n  … 199,000 more commands from the agent (not kept)" in counted
     assert invocation("help", NAMES) == "//help"
     assert invocation("new", NAMES) == "/new"
 

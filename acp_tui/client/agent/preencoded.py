@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from acp_tui.protocol.big import encode_in_pieces
+from acp_tui.protocol.connection import BIG_LINE, line_bytes
 
 __all__ = ["drop", "encode", "encode_all", "take"]
 
@@ -21,9 +22,13 @@ _encoded: dict[int, tuple[BaseModel, str]] = {}
 
 
 def encode(model: BaseModel) -> str:
-    """The model as the recorder writes it: by alias, only the fields that were set (a long
-    list a slice at a time: one call encoding 200,000 plan entries holds the GIL 0.3 s)."""
-    return encode_in_pieces(model)
+    """The model as the recorder writes it: by alias, only the fields that were set. One of a
+    big line a slice at a time (one call encoding 200,000 plan entries holds the GIL 0.3 s),
+    any other in one call: its free fields (a notice's, ``_meta``) a value at a time cost
+    twenty times more, most of what recording a flood of notices cost."""
+    if line_bytes.get() > BIG_LINE:
+        return encode_in_pieces(model)
+    return model.model_dump_json(by_alias=True, exclude_unset=True)
 
 
 def encode_all(models: Iterable[object]) -> None:
@@ -31,7 +36,7 @@ def encode_all(models: Iterable[object]) -> None:
     for model in models:
         if isinstance(model, BaseModel):
             with contextlib.suppress(ValueError):  # a lone surrogate: the recorder copes
-                _encoded[id(model)] = (model, encode(model))
+                _encoded[id(model)] = (model, encode_in_pieces(model))
 
 
 def take(model: BaseModel) -> str:

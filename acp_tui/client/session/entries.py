@@ -262,18 +262,31 @@ class Usage:
 
 
 def agent_notice(update: SessionUpdate) -> AgentNotice | None:
-    """A ``notice`` update as the notice to show; None when it is malformed."""
+    """A ``notice`` update as the notice to show; None when it is malformed.
+
+    The transcript and the toasts read each notice: the last one read is kept, and read again
+    for the same update it is not parsed twice (a notice flood parsed each one twice)."""
+    global _last_notice
+    last = _last_notice
+    if last is not None and last[0] is update:
+        return last[1]
     from pydantic import ValidationError
 
     try:
-        notice = SessionNotice.model_validate(update.to_wire())
+        parsed = SessionNotice.model_validate(update.to_wire())
     except ValidationError:
-        return None
-    level: Level = "info"
-    if notice.severity in ("warning", "error"):
-        level = "warning" if notice.severity == "warning" else "error"
-    description = sanitize(notice.description, 500) if notice.description else None
-    return AgentNotice(sanitize(notice.title, 200), description, level)
+        notice = None
+    else:
+        level: Level = "info"
+        if parsed.severity in ("warning", "error"):
+            level = "warning" if parsed.severity == "warning" else "error"
+        description = sanitize(parsed.description, 500) if parsed.description else None
+        notice = AgentNotice(sanitize(parsed.title, 200), description, level)
+    _last_notice = (update, notice)
+    return notice
+
+
+_last_notice: tuple[SessionUpdate, AgentNotice | None] | None = None
 
 
 STOP_NOTICES = {

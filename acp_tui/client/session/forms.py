@@ -119,6 +119,9 @@ class FormField:
     default_changed: bool = False
     """The agent's text default had characters that cannot be shown as they are: ``default`` is
     it with them made visible (symbols such as ␛), and that is what is sent if not edited."""
+    choices_not_kept: int = 0
+    """Choices the agent offered past the cap on one field (`acp_tui.protocol.held`): not
+    kept, counted under the list."""
 
     @property
     def title(self) -> str:
@@ -297,14 +300,22 @@ def _number_text(value: float | None) -> str:
     return _bound(value)
 
 
+def _choices_not_kept(schema: PropertySchema) -> int:
+    holder = schema.items if isinstance(schema, MultiSelectPropertySchema) else schema
+    return sum(not_kept(holder, key) for key in ("enum", "oneOf", "anyOf"))
+
+
 def form_field(name: str, schema: PropertySchema, required: bool) -> FormField:
     """The field of one property (a multiple choice without choices is a field of unknown type)."""
     choices = _choices(schema)
     values = {c.value for c in choices}
+    left_out = _choices_not_kept(schema)
     if isinstance(schema, StringPropertySchema):
         if choices or schema.enum is not None or schema.one_of is not None:
             default = schema.default if schema.default in values else None
-            return FormField(name, "choice", schema, required, choices, default)
+            return FormField(
+                name, "choice", schema, required, choices, default, choices_not_kept=left_out
+            )
         given = schema.default or ""
         shown = one_line(given)
         return FormField(
@@ -318,7 +329,9 @@ def form_field(name: str, schema: PropertySchema, required: bool) -> FormField:
         return FormField(name, "boolean", schema, required, default=bool(schema.default))
     if isinstance(schema, MultiSelectPropertySchema) and choices:
         chosen = tuple(v for v in schema.default or () if v in values)
-        return FormField(name, "multi", schema, required, choices, chosen)
+        return FormField(
+            name, "multi", schema, required, choices, chosen, choices_not_kept=left_out
+        )
     unknown = schema
     if not isinstance(unknown, UnknownPropertySchema):
         unknown = UnknownPropertySchema(

@@ -32,6 +32,7 @@ from acp_tui.protocol.client_methods import (
     RequestPermissionOutcome,
     RequestPermissionRequest,
     RequestPermissionResponse,
+    SelectedPermissionOutcome,
     TerminalExitStatus,
     TerminalOutputRequest,
     TerminalOutputResponse,
@@ -53,6 +54,16 @@ async def refuse_permission(
     session: LiveSession, request: RequestPermissionRequest
 ) -> RequestPermissionOutcome:
     """The default when no UI is attached: nothing is approved."""
+    return CancelledPermissionOutcome()
+
+
+def permission_refusal(request: RequestPermissionRequest) -> RequestPermissionOutcome:
+    """The agent's own "reject once" option (else "reject always"), or cancelled if it offers
+    neither."""
+    for kind in ("reject_once", "reject_always"):
+        for option in request.options:
+            if option.kind == kind:
+                return SelectedPermissionOutcome(option_id=option.option_id)
     return CancelledPermissionOutcome()
 
 
@@ -182,18 +193,24 @@ class LiveSession:
         finally:
             self._terminals_gone.set()
 
-    async def _create_terminal(self, params: Any, policy: TerminalPolicy) -> dict[str, Any]:
+    def terminal_ask(
+        self, params: Any, policy: TerminalPolicy
+    ) -> tuple[CreateTerminalRequest, dict[str, str], TerminalAsk]:
+        """A ``terminal/create``: the request, the agent's env, and what the user is asked."""
         create = CreateTerminalRequest.model_validate(params)
-        args = list(create.args or [])
         env = {v.name: v.value for v in create.env or []}
         cwd = create.cwd or str(self.cwd)
-        if policy.approve is not None:
-            ask = TerminalAsk.build(create.command, args, cwd, env, policy.env)
-            if not await policy.approve(self, ask):
-                raise refused(ask)
+        ask = TerminalAsk.build(create.command, create.args or [], cwd, env, policy.env)
+        return create, env, ask
+
+    async def _create_terminal(self, params: Any, policy: TerminalPolicy) -> dict[str, Any]:
+        create, env, ask = self.terminal_ask(params, policy)
+        if policy.approve is not None and not await policy.approve(self, ask):
+            raise refused(ask)
         terms = await self.terminals()
         terms.env_policy = policy.env
-        terminal_id = await terms.create(create.command, args, env, cwd, create.output_byte_limit)
+        args, cwd, limit = list(ask.args), ask.cwd, create.output_byte_limit
+        terminal_id = await terms.create(create.command, args, env, cwd, limit)
         return CreateTerminalResponse(terminal_id=terminal_id).to_wire()
 
     def terminal_output(self, terminal_id: str) -> TerminalOutput | None:

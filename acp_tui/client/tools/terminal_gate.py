@@ -115,6 +115,9 @@ class TerminalPolicy:
 
     env: EnvPolicy = field(default_factory=EnvPolicy)
     approve: Approver | None = None
+    asks: Callable[[AskingSession, TerminalAsk], bool] | None = None
+    """Whether ``approve`` would ask the user about a command (None: never): one refused at
+    once, without asking, is answered before it is served (`acp_tui.client.agent.refusals`)."""
 
 
 def refused(ask: TerminalAsk, why: str = "the user did not allow it") -> RpcError:

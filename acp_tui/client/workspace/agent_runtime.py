@@ -26,6 +26,7 @@ import anyio
 
 from acp_tui.client.agent.capabilities import AuthMethodInfo, Capabilities
 from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.refusals import QuestionGate, refuse_at_once
 from acp_tui.client.agent.wire_log import WireLog, WireLogFile
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.history.recorder import SessionRecorder
@@ -60,6 +61,7 @@ class Hooks:
     permission_handler: Callable[[AgentRuntime], PermissionHandler]
     elicitation_handler: Callable[[AgentRuntime], ElicitationHandler]
     terminal_policy: Callable[[AgentRuntime], TerminalPolicy]
+    question_gate: Callable[[AgentRuntime], QuestionGate]
 
 
 Connect = Callable[..., AbstractAsyncContextManager["AgentClient"]]
@@ -261,6 +263,10 @@ class AgentRuntime:
                 self._starting = None  # up: stop and restart go through the wake event
                 self.client = client
                 client.connection.on_unmatched_reply = self.wire.mark_unmatched
+                gate = self.hooks.question_gate(self)
+                client.connection.on_request_now = lambda method, params: refuse_at_once(
+                    client, gate, method, params
+                )
                 self.connections += 1
                 self.recorder.attach(client)
                 self.error = None

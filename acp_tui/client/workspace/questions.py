@@ -28,7 +28,7 @@ from acp_tui.client.session.elicitation import (
     Elicitation,
     ElicitationHandler,
 )
-from acp_tui.client.session.live_session import refuse_permission
+from acp_tui.client.session.live_session import permission_refusal, refuse_permission
 from acp_tui.client.session.question_queue import PermissionQueue
 from acp_tui.client.tools.terminal_gate import AskingSession, TerminalAsk, TerminalPolicy
 from acp_tui.client.tools.terminal_spawn import EnvPolicy
@@ -37,10 +37,10 @@ from acp_tui.protocol.client_methods import (
     CancelledPermissionOutcome,
     RequestPermissionOutcome,
     RequestPermissionRequest,
-    SelectedPermissionOutcome,
 )
 
 if TYPE_CHECKING:
+    from acp_tui.client.agent.refusals import QuestionGate
     from acp_tui.client.session.live_session import LiveSession, PermissionHandler
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
     from acp_tui.client.workspace.board import Board
@@ -137,6 +137,11 @@ class Questions:
             self._last_why[agent] = why
             self.board.emit(Notice(f"Refusing the questions of {name}: {why}.", "warning"))
 
+    def gate(self, agent: AgentRuntime) -> QuestionGate:
+        """Which questions of ``agent`` are refused without asking (`refuse_at_once` answers
+        them before they are served, counted here as if they had been)."""
+        return _Gate(self, agent)
+
     def permission_handler(self, agent: AgentRuntime) -> PermissionHandler:
         """Ask the user, one question at a time; a session in the background is marked and
         asked once the user comes to it (it never blocks the questions of the one shown)."""
@@ -211,7 +216,10 @@ class Questions:
                 live.allowed_commands.add(ask.key)
             return answer in ("once", "session")
 
-        return TerminalPolicy(env, approve)
+        def asks(live: AskingSession, ask: TerminalAsk) -> bool:
+            return settings.terminal == "ask" and ask.key not in live.allowed_commands
+
+        return TerminalPolicy(env, approve, asks)
 
     async def _ask_in_turn(self, slot: SessionSlot, question: Callable[[], Awaitable[T]]) -> T:
         """Ask once the slot is shown (marked meanwhile), one question at a time, over its
@@ -231,11 +239,19 @@ class Questions:
                 self.board.clear_attention(slot)
 
 
-def permission_refusal(request: RequestPermissionRequest) -> RequestPermissionOutcome:
-    """The agent's own "reject once" option (else "reject always"), or cancelled if it offers
-    neither."""
-    for kind in ("reject_once", "reject_always"):
-        for option in request.options:
-            if option.kind == kind:
-                return SelectedPermissionOutcome(option_id=option.option_id)
-    return CancelledPermissionOutcome()
+class _Gate:
+    """`Questions.gate`: the refusals of one agent's questions, by session."""
+
+    def __init__(self, questions: Questions, agent: AgentRuntime) -> None:
+        self.questions = questions
+        self.agent = agent
+
+    def refusing(self, session_id: str) -> str | None:
+        questions = self.questions
+        if questions.board.slot_showing(self.agent, session_id) is None:
+            return None  # asked of no tab: served as usual (answered cancelled)
+        return questions._refuse_now(self.agent)
+
+    def refused(self, session_id: str, why: str) -> None:
+        slot = self.questions.board.slot_showing(self.agent, session_id)
+        self.questions._count_refusal(self.agent, slot, why)

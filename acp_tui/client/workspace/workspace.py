@@ -119,6 +119,7 @@ class Workspace:
             permission_handler=self.questions.permission_handler,
             elicitation_handler=self.questions.elicitation_handler,
             terminal_policy=self.questions.terminal_policy,
+            question_gate=self.questions.gate,
         )
         """What every agent runtime reports to, and asks of, the Workspace and its parts."""
         self._closed = anyio.Event()

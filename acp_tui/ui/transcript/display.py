@@ -30,7 +30,7 @@ from acp_tui.ui.transcript.find import TranscriptSearch
 from acp_tui.ui.transcript.frames import FramePacer
 from acp_tui.ui.transcript.keys import BlockKeys
 from acp_tui.ui.transcript.lines import TranscriptLines
-from acp_tui.ui.transcript.painter import COMPONENT_CLASSES, Painter, highlight
+from acp_tui.ui.transcript.painter import COMPONENT_CLASSES, DISPLAY_CSS, Painter, highlight
 from acp_tui.ui.transcript.render import TerminalLookup, warm_up_in_background
 
 __all__ = ["TranscriptDisplay"]
@@ -46,28 +46,7 @@ class TranscriptDisplay(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = COMPONENT_CLASSES
 
-    DEFAULT_CSS = """
-    TranscriptDisplay {
-        background: $surface;
-        padding: 0 1;
-        overflow-x: hidden;
-        & > .transcript--user { color: $text-primary; text-style: bold; }
-        & > .transcript--thought { color: $text-muted; text-style: italic; }
-        & > .transcript--tool { color: $text-accent; text-style: bold; }
-        & > .transcript--meta { color: $text-muted; }
-        & > .transcript--diff-add { color: $text-success; }
-        & > .transcript--diff-remove { color: $text-error; }
-        & > .transcript--diff-hunk { color: $text-secondary; }
-        & > .transcript--notice { color: $text-muted; text-style: italic; }
-        & > .transcript--warning { color: $text-warning; }
-        & > .transcript--error { color: $text-error; text-style: bold; }
-        & > .transcript--code { color: $text-accent; background: $foreground 8%; }
-        & > .transcript--block { background: $accent 18%; }
-        & > .transcript--match { background: $warning 35%; }
-        & > .transcript--match-current { background: $warning; color: auto 90%; }
-        &:focus { background-tint: $foreground 4%; }
-    }
-    """
+    DEFAULT_CSS = DISPLAY_CSS
 
     show_thoughts: var[bool] = var(True)
     """Show thoughts at all (a setting); False hides them entirely."""
@@ -196,6 +175,7 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         if self.scrollable_content_region.width <= 0:
             return  # hidden (a tab in the background): keep the lines for its width
         following = self.following
+        unmoved = (lines.moves, lines.height, self.scroll_offset.y)
         lines.resize(max(self.scrollable_content_region.width, 10))
         lines.grow()
         if lines.idle and not self._missing:
@@ -214,15 +194,22 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         if changed and not pacer.frame_begun and not pacer.frame_due():
             self._missing = True  # the last frame stays on screen until the next render
             return
+        painted: list[tuple[int, int]] | None = None if pacer.frame_begun else []
         started = pacer.begin()
         self._missing = False
-        if not pacer.end(self._render_window(following, started + RENDER_BUDGET)):
+        if not pacer.end(self._render_window(following, started + RENDER_BUDGET, painted)):
             # Out of time with units still to render: go on in the next loop iteration (a
             # frame due is not held back again), and show nothing half-rendered meanwhile.
             self._missing = True
             self._go_on()
             return
-        self.refresh()
+        if painted and unmoved == (lines.moves, lines.height, self.scroll_offset.y):
+            # Only units drawn again in their place (a count, a status): only their lines are
+            # composed again, not the whole view each frame.
+            for start, height in painted:
+                self.refresh_lines(start, height)
+        else:
+            self.refresh()
 
     def _go_on(self) -> None:
         """Flush again in the next loop iteration, after the callbacks ready meanwhile (a
@@ -235,11 +222,14 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self._going_on = False
         self.flush()
 
-    def _render_window(self, following: bool, deadline: float) -> bool:
+    def _render_window(
+        self, following: bool, deadline: float, painted: list[tuple[int, int]] | None = None
+    ) -> bool:
         """Render the units in (and a page around) the view; keep the view's place.
 
         Stops at ``deadline`` (``perf_counter``) once at least one unit was rendered: False
-        when units are left to render (the view has not moved to show them yet).
+        when units are left to render (the view has not moved to show them yet). The lines of
+        each unit rendered are added to ``painted`` (first line, height).
         """
         lines = self.lines
         page = self.page_height
@@ -259,6 +249,8 @@ class TranscriptDisplay(ScrollView, can_focus=True):
                     return False
                 old = unit.height
                 lines.render_unit(index, unit)
+                if painted is not None:
+                    painted.append((start, unit.height))
                 if not following and start < top:
                     shift += unit.height - old
             lines.rebuild_offsets()
@@ -329,10 +321,12 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self._line_style = self.rich_style
         selected = self.keys.selected if self.has_focus else None
         self._block_lines = range(0) if selected is None else self.keys.lines_of(selected)
+        wall, cpu = time.perf_counter(), time.process_time()
         try:
             return super().render_lines(crop)
         finally:
             self._line_style = self._block_lines = None
+            self.pacer.drawn(time.perf_counter() - wall, time.process_time() - cpu)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset

@@ -3,7 +3,8 @@
 Rendering takes at most about half of the time, however fast text streams in, and while updates
 pour in, about a fifth of the CPU: after a frame, the next one is due once as much time as the
 frame took has passed, and the process has spent RENDER_CPU_FACTOR times the frame's CPU on
-other work (reading the agent), unless MAX_FRAME_GAP went by. A stream of tiny updates so costs a
+other work (reading the agent), unless MAX_FRAME_GAP went by; a frame's cost is the rendering
+of its units and the drawing of its lines on the screen. A stream of tiny updates so costs a
 bounded share of the CPU in frames however slowly the machine runs; once the changes stop, the
 next flush renders at once. A frame rendered in several steps (each within the view's budget)
 counts as one, with the time of all its steps.
@@ -75,3 +76,10 @@ class FramePacer:
         self._render_after_cpu = time.process_time() + RENDER_CPU_FACTOR * cpu
         self._rendered_at = ended
         return True
+
+    def drawn(self, wall: float, cpu: float) -> None:
+        """The screen drew lines of the view (``render_lines``): part of the frame's cost, as
+        much as rendering its units (more, when a unit is drawn again in place each frame),
+        so the next frame waits for it too."""
+        self._render_after += wall
+        self._render_after_cpu += RENDER_CPU_FACTOR * cpu

@@ -52,6 +52,9 @@ class TranscriptLines:
         """The entries to lay out again."""
         self.stale_from: int | None = None
         """The first entry whose offset is out of date."""
+        self.moves = 0
+        """Counts the changes that may have moved lines (a change of an entry's or a unit's
+        height, new entries, a new width): while it stays, re-rendered units are in place."""
         self.width = 0
         self.show_thoughts = True
         self.markdown: MarkdownMode = "auto"
@@ -81,6 +84,7 @@ class TranscriptLines:
         self.layouts, self.offsets, self.expanded = [], [0], {}
         self.dirty.clear()
         self.stale_from = 0
+        self.moves += 1
 
     def note_change(self, change: Change) -> None:
         if change.index is not None:
@@ -154,8 +158,10 @@ class TranscriptLines:
                 break
         self.dirty = left
 
-    def mark(self, index: int) -> None:
-        """The offsets from entry ``index`` on are out of date."""
+    def mark(self, index: int, *, moved: bool = True) -> None:
+        """The offsets from entry ``index`` on are out of date (``moved``: lines may move)."""
+        if moved:
+            self.moves += 1
         if self.stale_from is None or index < self.stale_from:
             self.stale_from = index
 
@@ -172,7 +178,8 @@ class TranscriptLines:
             layout = self.layouts[index] = Layout(key=key)
         if layout.revision == entry.revision and not layout.backlog:
             return 0
-        self.mark(index)
+        # An entry drawn whole keeps its height until it is drawn again: nothing moves yet.
+        self.mark(index, moved=isinstance(entry, MessageEntry) or not layout.units)
         layout.revision = entry.revision
         if not isinstance(entry, MessageEntry):
             height = layout.units[0].height if layout.units else 1

@@ -29,7 +29,7 @@ from acp_tui.ui.transcript.render import (
     render_thought_header,
 )
 
-__all__ = ["COMPONENT_CLASSES", "Painter", "highlight", "lines_of", "preview"]
+__all__ = ["COMPONENT_CLASSES", "DISPLAY_CSS", "Painter", "highlight", "lines_of", "preview"]
 
 COMPONENT_CLASSES = {
     "transcript--user",
@@ -48,6 +48,30 @@ COMPONENT_CLASSES = {
     "transcript--match-current",
 }
 """The component classes a painter reads its styles from (the widget declares them)."""
+
+DISPLAY_CSS = """
+TranscriptDisplay {
+    background: $surface;
+    padding: 0 1;
+    overflow-x: hidden;
+    & > .transcript--user { color: $text-primary; text-style: bold; }
+    & > .transcript--thought { color: $text-muted; text-style: italic; }
+    & > .transcript--tool { color: $text-accent; text-style: bold; }
+    & > .transcript--meta { color: $text-muted; }
+    & > .transcript--diff-add { color: $text-success; }
+    & > .transcript--diff-remove { color: $text-error; }
+    & > .transcript--diff-hunk { color: $text-secondary; }
+    & > .transcript--notice { color: $text-muted; text-style: italic; }
+    & > .transcript--warning { color: $text-warning; }
+    & > .transcript--error { color: $text-error; text-style: bold; }
+    & > .transcript--code { color: $text-accent; background: $foreground 8%; }
+    & > .transcript--block { background: $accent 18%; }
+    & > .transcript--match { background: $warning 35%; }
+    & > .transcript--match-current { background: $warning; color: auto 90%; }
+    &:focus { background-tint: $foreground 4%; }
+}
+"""
+"""The view's CSS: the styles of the component classes above, which the theme colours."""
 
 
 class Painter:

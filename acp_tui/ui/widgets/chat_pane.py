@@ -22,7 +22,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
 
 from acp_tui.ui.messages import CommandTyped, OptionChosen
 from acp_tui.ui.slash import parse_prompt
@@ -90,9 +89,13 @@ class ChatPane(Vertical):
         """Prompts sent before the Workspace existed (handed over in `bind`)."""
         self.editing_queued: int | None = None
         """The queued prompt taken into the editor: the next send replaces it, in its place."""
+        self._status_line: StatusLine | None = None
+        self._status_shown = ""
 
     def compose(self) -> ComposeResult:
-        yield StatusLine(Content(self.status_text()), id="status")
+        self._status_shown = self.status_text()
+        self._status_line = StatusLine(Content(self._status_shown), id="status")
+        yield self._status_line
         core = self.core
         if core is None:
             # The first frame: what it does not show (the views, and the find bar, the queue
@@ -215,8 +218,12 @@ class ChatPane(Vertical):
             self.refresh_status()
 
     def refresh_status(self) -> None:
-        for status in self.query("#status").results(Static):
-            status.update(Content(self.status_text()))
+        """Show the status line afresh, if it changed (a flood of turn changes, each question
+        refused at once two of them, redrew it each time)."""
+        text = self.status_text()
+        if self._status_line is not None and text != self._status_shown:
+            self._status_shown = text
+            self._status_line.update(Content(text), layout=False)  # one line, whatever it says
 
     def refresh_queue(self) -> None:
         from acp_tui.ui.widgets.context_bar import ContextBar

@@ -168,14 +168,18 @@ class CompletionList(OptionList, can_focus=False):
     def is_open(self) -> bool:
         return self.has_class("-open")
 
-    def show_choices(self, choices: Sequence[Choice], empty: str) -> None:
-        """Open the list with ``choices`` (the first highlighted), or a disabled ``empty`` line."""
+    def show_choices(self, choices: Sequence[Choice], empty: str, more: str | None = None) -> None:
+        """Open the list with ``choices`` (the first highlighted), or a disabled ``empty`` line;
+        ``more`` ends it, disabled (what the list cannot offer: commands not kept)."""
         self.choices = list(choices)
+        options = [Option(choice.label) for choice in self.choices]
+        if not options:
+            options.append(Option(Content(empty), disabled=True))
+        if more:
+            options.append(Option(Content(more), disabled=True))
+        self.set_options(options)
         if self.choices:
-            self.set_options(Option(choice.label) for choice in self.choices)
             self.highlighted = 0
-        else:
-            self.set_options([Option(Content(empty), disabled=True)])
         self.add_class("-open")
 
     def close(self) -> None:

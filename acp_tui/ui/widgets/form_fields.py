@@ -62,6 +62,10 @@ class FieldRow(Vertical):
                 safe_content(field.description, limit=TEXT_LIMIT), classes="field-description"
             )
         yield self._input(title)
+        if field.choices_not_kept:  # past the cap on one field (acp_tui.protocol.held)
+            count = field.choices_not_kept
+            what = "1 more choice" if count == 1 else f"{count:,} more choices"
+            yield Static(Content(f"… {what} from the agent (not kept)"), classes="field-hint")
         if field.default_changed:
             yield Static(Content(DEFAULT_NOTE), classes="field-note")
         if field.hint:

@@ -35,6 +35,7 @@ from acp_tui.client.tools.mentions import (
 )
 from acp_tui.store.history import HistoryBrowser, PromptHistory
 from acp_tui.ui.plain_text import NAME_LIMIT, safe_content
+from acp_tui.ui.slash import commands_not_kept
 from acp_tui.ui.widgets.completion import (
     Choice,
     CompletionList,
@@ -338,10 +339,14 @@ class PromptInput(TextArea):
             self.close_completion()
             return
         previous, self.completing = self.completing, context
+        more = None
         if context.kind == "command":
             commands = session.transcript.commands
             choices = command_choices(commands, context.query)
             empty = "no matching command"
+            left_out = session.transcript.commands_not_kept
+            if left_out and not context.query.startswith("/"):  # (not //: acp-tui's only)
+                more = commands_not_kept(left_out)
         else:
             if previous is None or previous.kind != "file" or previous.start != context.start:
                 self.session_files = None
@@ -350,7 +355,7 @@ class PromptInput(TextArea):
             files = self.session_files
             choices = file_choices(files or [], context.query)
             empty = "listing files…" if files is None else "no matching file"
-        self.completion_list.show_choices(choices, empty)
+        self.completion_list.show_choices(choices, empty, more)
 
     @work(thread=True, exclusive=True, group="prompt-files", exit_on_error=False)
     def list_session_files(self, roots: list[Path], cwd: Path) -> None:

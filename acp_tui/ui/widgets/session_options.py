@@ -29,12 +29,14 @@ from acp_tui.client.session.entries import Change, Usage
 from acp_tui.client.session.figures import tokens as format_tokens
 from acp_tui.client.session.modes import mode_config
 from acp_tui.client.session.transcript import Transcript
+from acp_tui.protocol.held import not_kept
 from acp_tui.protocol.session_config import (
     SessionConfigBoolean,
     SessionConfigSelect,
     SessionConfigSelectGroup,
 )
 from acp_tui.ui.messages import OptionChosen
+from acp_tui.ui.pacing import Paced
 from acp_tui.ui.plain_text import sanitize
 
 MODE_KEY = "mode"
@@ -50,10 +52,26 @@ class Picker:
     label: str
     description: str | None = None
     choices: tuple[tuple[str, str], ...] = ()
+    left_out: int = 0
+    """Values the agent offered past the cap on one option (`acp_tui.protocol.held`): not
+    kept, counted at the end of the list."""
+
+
+LEFT_OUT = "\x00acp-tui: values not kept"
+"""The value of the line that counts them (shown disabled: it can never be chosen)."""
 
 
 def config_key(config_id: str) -> str:
     return f"config:{config_id}"
+
+
+def values_not_kept(option: SessionConfigSelect) -> int:
+    """How many values of ``option`` (and of its groups) the cap left out."""
+    count = not_kept(option, "options")
+    for item in option.options:
+        if isinstance(item, SessionConfigSelectGroup):
+            count += not_kept(item, "options")
+    return count
 
 
 def _select_choices(option: SessionConfigSelect, current: str) -> tuple[tuple[str, str], ...]:
@@ -85,6 +103,7 @@ def pickers_for(transcript: Transcript) -> list[Picker]:
                     option.name,
                     option.description,
                     _select_choices(option, option.current_value),
+                    values_not_kept(option),
                 )
             )
         elif isinstance(option, SessionConfigBoolean):
@@ -132,6 +151,15 @@ class OptionSelect(Select[str]):
     class Done(Message):
         """The user closed the list: chose (the same value too) or dismissed it."""
 
+    def _setup_options_renderables(self) -> None:
+        """The line counting the values not kept (``LEFT_OUT``) is disabled: it only says.
+        (Overrides a private method; Textual is pinned.)"""
+        super()._setup_options_renderables()
+        overlay = self.query_one(SelectOverlay)
+        for index, (_, value) in enumerate(self._options):
+            if value == LEFT_OUT:
+                overlay.disable_option_at_index(index)
+
     def on_mount(self, event: events.Mount) -> None:
         current = self.query("SelectCurrent")
         if not (self.query("SelectOverlay") and current and current.first().query("#label")):
@@ -176,8 +204,8 @@ class SessionOptions(Horizontal):
         self._mode_pushed: str | None = None
         self._rebuilding = False
         self._rebuild_again = False
-        self._refresh_waiting = False
-        """A refresh is scheduled for the changes so far (a flood redraws once per batch)."""
+        self._paced_refresh = Paced(self, self.refresh_from_transcript)
+        """The refresh for the changes so far (a flood redraws a few times a second)."""
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -186,8 +214,12 @@ class SessionOptions(Horizontal):
             about = f"{picker.label}: {picker.description}" if picker.description else picker.label
             tip = Text(sanitize(about))
             if picker.kind == "select":
+                choices = [(Text(sanitize(label)), value) for label, value in picker.choices]
+                if picker.left_out:
+                    more = f"… {picker.left_out:,} more values from the agent (not kept)"
+                    choices.append((Text(more, style="dim"), LEFT_OUT))
                 select: Select[str] = OptionSelect(
-                    [(Text(sanitize(label)), value) for label, value in picker.choices],
+                    choices,
                     value=str(values.get(picker.key, picker.choices[0][1])),
                     allow_blank=False,
                     compact=True,
@@ -236,13 +268,7 @@ class SessionOptions(Horizontal):
             self._mode_pushed = transcript.modes.current_mode_id
         elif change.what == "config_options":
             self._mode_pushed = None
-        if not self._refresh_waiting:  # once the batch of updates is in, not once each
-            self._refresh_waiting = True
-            self.call_later(self._refresh_waited)
-
-    def _refresh_waited(self) -> None:
-        self._refresh_waiting = False
-        self.refresh_from_transcript()
+        self._paced_refresh()  # once for many updates, not once each
 
     def current_values(self) -> dict[str, str | bool]:
         """What the transcript says each picker holds (the mode pushed last included)."""
@@ -337,6 +363,8 @@ class SessionOptions(Horizontal):
         # Only a value that differs from the transcript is the user's: the agent's own pushes
         # (and the controls' initial values) always match it, so they never echo back.
         if key not in self.current_values() or self.current_values()[key] == value:
+            return False
+        if value == LEFT_OUT:  # (disabled: never chosen)
             return False
         if key == MODE_KEY and isinstance(value, str):
             self.post_message(OptionChosen(None, value))

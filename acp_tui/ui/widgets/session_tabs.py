@@ -83,14 +83,17 @@ class SessionTabs(Tabs):
         """
 
     def set_tab(self, slot_id: int, label: Content) -> None:
-        """Add the slot's tab, or update its label."""
+        """Add the slot's tab, or update its label (if it changed: a new label lays the
+        screen out, and the tab's status is told again on every change of its turn)."""
         try:
             tab = self.query_one(f"#{tab_id(slot_id)}", Tab)
         except NoMatches:
             self.add_tab(Tab(label, id=tab_id(slot_id)))
             self.call_after_refresh(self.settle)
         else:
-            tab.label = label
+            shown = tab.label
+            if shown.plain != label.plain or shown.spans != label.spans:
+                tab.label = label
 
     def remove_slot(self, slot_id: int) -> None:
         self.remove_tab(tab_id(slot_id))

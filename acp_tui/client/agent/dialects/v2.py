@@ -31,7 +31,7 @@ from acp_tui.protocol.big import validate_in_pieces
 from acp_tui.protocol.capabilities import Implementation
 from acp_tui.protocol.client_methods import PermissionOption, RequestPermissionRequest
 from acp_tui.protocol.content import TextContent
-from acp_tui.protocol.held import hold_permission
+from acp_tui.protocol.held import hold_permission, kept_counts
 from acp_tui.protocol.session_config import SessionConfigOption
 from acp_tui.protocol.tools import (
     ContentToolCallContent,
@@ -104,7 +104,7 @@ def v1_tool_call_update(update: v2t.ToolCallUpdate) -> v1u.ToolCallProgress:
             fields[name] = _CLEARED[name]
         else:
             fields[name] = value
-    return v1u.ToolCallProgress.model_construct(**fields)
+    return v1u.ToolCallProgress.model_construct(**fields, **kept_counts(update))
 
 
 class V2Dialect(Dialect):
@@ -221,7 +221,7 @@ class V2Dialect(Dialect):
                 )
                 for c in update.available_commands
             ]
-            return [v1u.AvailableCommandsUpdate(available_commands=commands)]
+            return [v1u.AvailableCommandsUpdate(available_commands=commands, **kept_counts(update))]
         if isinstance(update, v2u.ConfigOptionUpdate):
             options = v1_config_options(update.config_options)
             return [v1u.ConfigOptionUpdate(config_options=options)]
@@ -246,7 +246,7 @@ class V2Dialect(Dialect):
             v1u.PlanEntry.model_construct(**e.model_dump(include={"content", "priority", "status"}))
             for e in plan.entries
         ]
-        return [v1u.PlanUpdate(entries=entries)]
+        return [v1u.PlanUpdate(entries=entries, **kept_counts(plan))]  # the entries left out
 
     def permission_request(self, params: Any) -> RequestPermissionRequest:
         """A v2 request in the handler's shape: the subject's tool call (or one describing the

@@ -606,6 +606,30 @@ def test_a_flood_of_notices_keeps_a_few_and_counts_the_rest(transcript: Transcri
     assert transcript.entries[-1].text == "again"  # type: ignore[union-attr]
 
 
+def test_a_notice_read_again_for_its_toast_is_not_parsed_again(
+    transcript: Transcript, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The transcript and the toasts each read a notice: a flood parsed every one twice."""
+    from acp_tui.client.session import entries
+    from acp_tui.protocol.updates import SessionNotice
+
+    parsed: list[object] = []
+    validate = SessionNotice.model_validate
+
+    def counted(value: object) -> SessionNotice:
+        parsed.append(value)
+        return validate(value)
+
+    monkeypatch.setattr(SessionNotice, "model_validate", counted)
+    notices = [update(sessionUpdate="notice", severity="info", title=f"N{n}") for n in range(3)]
+    for notice in notices:
+        transcript.apply(notice)
+        assert entries.agent_notice(notice) == transcript.last_notice
+    assert len(parsed) == 3
+    assert entries.agent_notice(notices[0]) == entries.AgentNotice("N0", None, "info")
+    assert len(parsed) == 4  # not the last one read: parsed again
+
+
 def test_a_malformed_notice_is_the_quiet_unknown_notice(transcript: Transcript) -> None:
     transcript.apply(update(sessionUpdate="notice", severity="error", title=""))
     transcript.apply(update(sessionUpdate="mystery_update", x=1))
