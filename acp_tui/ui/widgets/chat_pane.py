@@ -14,7 +14,7 @@ Ctrl+Home/End scroll it (from the prompt too, unless its draft is taller than it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.actions import SkipAction
@@ -139,9 +139,7 @@ class ChatPane(Vertical):
 
     @property
     def find_bar(self) -> FindBar:
-        from acp_tui.ui.widgets.find_bar import FindBar  # it comes after the first frame
-
-        return self.query_one(FindBar)
+        return cast("FindBar", self.query_one("#find"))  # not a stand-in once the core is in
 
     @property
     def queue_view(self) -> QueueView | None:
@@ -246,18 +244,13 @@ class ChatPane(Vertical):
         if action == "focus_queue":  # offered while something waits (the queue or its stand-in)
             return any(getattr(queue, "queued", None) for queue in self.query("#queue"))
         if action == "cycle_mode":  # from the prompt, for a session with modes; else Shift+Tab
-            return self.prompt.has_focus and self.has_modes  # moves the focus back, as ever
+            session = self.slot.session if self.slot is not None else None
+            if session is None or not self.prompt.has_focus:  # moves the focus back, as ever
+                return False
+            from acp_tui.client.session.modes import mode_picker  # the core is loaded by now
+
+            return mode_picker(session.transcript) is not None
         return True
-
-    @property
-    def has_modes(self) -> bool:
-        """Whether the session has modes to step through (Shift+Tab)."""
-        session = self.slot.session if self.slot is not None else None
-        if session is None:
-            return False
-        from acp_tui.client.session.modes import mode_picker  # the core is loaded by now
-
-        return mode_picker(session.transcript) is not None
 
     def action_cycle_mode(self) -> None:
         """Shift+Tab in the prompt: ask for the session's next mode (the options bar shows it
@@ -336,27 +329,20 @@ class ChatPane(Vertical):
         return taken.text if taken is not None else None
 
     @on(PromptInput.TakeOffAttachment)
-    def take_off_last_attachment(self, event: PromptInput.TakeOffAttachment) -> None:
-        """Take the last ``!`` command's output off the next message (from the prompt)."""
+    def on_context_bar_remove_requested(
+        self, event: PromptInput.TakeOffAttachment | ContextBar.RemoveRequested
+    ) -> None:
+        """Take a ``!`` command's output off the next message (from the prompt: the last)."""
         event.stop()
-        self.take_off_attachment(-1)
-
-    def on_context_bar_remove_requested(self, event: ContextBar.RemoveRequested) -> None:
-        event.stop()
-        self.take_off_attachment(event.index)
-
-    def take_off_attachment(self, index: int) -> None:
-        """Take a ``!`` command's output off the next message."""
+        index = -1 if isinstance(event, PromptInput.TakeOffAttachment) else event.index
         if self.slot is not None and self.workspace is not None:
             self.workspace.shell.remove_context(self.slot, index)
 
-    def on_context_bar_back(self, event: ContextBar.Back) -> None:
+    def on_queue_view_back(self, event: QueueView.Back | ContextBar.Back) -> None:
         event.stop()
         self.prompt.focus()
 
-    def on_queue_view_back(self, event: QueueView.Back) -> None:
-        event.stop()
-        self.prompt.focus()
+    on_context_bar_back = on_queue_view_back  # Esc in the context bar: the same
 
     # -- keys over the transcript -----------------------------------------------------------
 
