@@ -226,6 +226,9 @@ class Library:
                 "(SELECT id FROM agents WHERE key = ?)",
                 (session_id, agent_key),
             )
+            # Its row is gone only now: the thread may have looked it up again since the call
+            # (a line recorded meanwhile), and would go on indexing into the deleted row.
+            self.worker.drop_place(agent_key, session_id)
 
         return self.worker.submit(job)
 

@@ -161,6 +161,12 @@ class Worker:
             self._places.pop((agent_key, session_id), None)
             self._dirty.pop((agent_key, session_id), None)
 
+    def drop_place(self, agent_key: str, session_id: str) -> None:
+        """Look the session's row up afresh next time (its row was deleted): lines recorded
+        since are indexed into the row it gets again."""
+        with self._cond:
+            self._places.pop((agent_key, session_id), None)
+
     # -- the thread ----------------------------------------------------------------------------
 
     def _run(self) -> None:
