@@ -239,13 +239,13 @@ async def test_enter_resumes_with_replay(make_app: Callable[..., AcpApp], protoc
 
 
 @PROTOCOLS
-async def test_r_resumes_without_replay(make_app: Callable[..., AcpApp], protocol: int) -> None:
+async def test_shift_r_resumes_without_replay(make_app: Callable[..., AcpApp], protocol: int) -> None:
     app = make_app(protocol=protocol)
     [sid] = await seed(app, ["remember the lighthouse"])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
         await highlight(pilot, app, sid)
-        await pilot.press("r")
+        await pilot.press("R")
         await wait_for(pilot, lambda: app.session is not None and app.session.session_id == sid)
         await wait_for(pilot, lambda: "Resumed without replay" in screen_text(app))
         assert "remember the lighthouse" not in screen_text(app)

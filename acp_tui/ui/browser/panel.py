@@ -65,11 +65,11 @@ class SessionBrowser(Vertical):
     """
 
     BINDINGS = [
-        Binding("r", "request('resume')", "Resume"),
+        Binding("R", "request('resume')", "Resume"),
         Binding("f", "request('fork')", "Fork"),
         Binding("c", "request('close')", "Close"),
         Binding("d", "request('delete')", "Delete"),
-        Binding("n", "rename", "Rename"),
+        Binding("r", "rename", "Rename"),
         Binding("A", "app.every_agent", "Every agent", show=False),
         Binding("slash", "focus_search", "Search"),
         Binding("down", "into_results", "Results", show=False),
