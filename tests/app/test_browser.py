@@ -239,7 +239,9 @@ async def test_enter_resumes_with_replay(make_app: Callable[..., AcpApp], protoc
 
 
 @PROTOCOLS
-async def test_shift_r_resumes_without_replay(make_app: Callable[..., AcpApp], protocol: int) -> None:
+async def test_shift_r_resumes_without_replay(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
     app = make_app(protocol=protocol)
     [sid] = await seed(app, ["remember the lighthouse"])
     async with app.run_test(size=SIZE) as pilot:
