@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from acp_tui.client.agent.waits import SETUP_CALLS, Waiting
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.history.forking import fork_with_history
+from acp_tui.client.history.preview import DIFFERS_NOTICE, agrees
 from acp_tui.client.history.restore import reattach, reopen
 from acp_tui.client.history.session_text import display_title
 from acp_tui.client.session.entries import Change
@@ -65,6 +66,15 @@ class Opening:
         self._unwatch: dict[int, Callable[[], None]] = {}
         """The transcript subscription of each slot's session, by slot id."""
         board.on(SlotRemoved, self.forget)
+
+    def preview(self, slot: SessionSlot) -> None:
+        """A session reopened with its history shows the end of its local copy at once,
+        while the agent replays it (see `acp_tui.client.history.preview`)."""
+        intent = slot.intent
+        if isinstance(intent, OpenExisting) and intent.replay and slot.session is None:
+            slot.preview = slot.agent.history.preview(intent.info.session_id, intent.at_line)
+            if slot.preview is not None:
+                slot.placeholder = slot.preview.transcript
 
     def open(self, slot: SessionSlot) -> None:
         """Open the slot's session (again): by its intent, or the same one after a restart."""
@@ -168,6 +178,13 @@ class Opening:
             progress=progress,
         )
         self.board.emit(ActionProgress(agent, f"Opened {label}"))
+        preview = slot.preview
+        if preview is not None:
+            slot.preview_agreed = agrees(preview.transcript, session.transcript)
+            if not slot.preview_agreed:  # the agent's version wins, and the user is told
+                text = DIFFERS_NOTICE.format(agent=client.capabilities.display_name)
+                session.transcript.add_notice(text, "warning")
+                self.board.emit(Notice(text, "warning", slot))
         return session
 
     async def _create(
