@@ -47,11 +47,18 @@ def _starts_turn(event: RecordedEvent, before: RecordedEvent | None) -> bool:
 
 
 def read_tail(
-    path: Path, *, turns: int = 3, max_bytes: int = MAX_TAIL_BYTES, from_line: int | None = None
+    path: Path,
+    *,
+    turns: int = 3,
+    max_bytes: int = MAX_TAIL_BYTES,
+    from_line: int | None = None,
+    numbered: bool = True,
 ) -> Tail:
     """The events of the last ``turns`` turns of the transcript at ``path`` (fewer when the
     last turns are longer than ``max_bytes``), or from the turn holding line ``from_line`` on
-    when that is longer and within ``max_bytes`` of the end; raises OSError."""
+    when that is longer and within ``max_bytes`` of the end; raises OSError. Without
+    ``numbered`` (and ``from_line``) the lines are numbered from 0 at the tail's start, not
+    counted over the rest of the file (60 MB for 10,000 long turns)."""
     with path.open("rb") as handle:
         lines, start = _last_lines(handle, turns, max_bytes)
         floor = None if from_line is None else _turn_before(handle, from_line, start, max_bytes)
@@ -60,7 +67,7 @@ def read_tail(
             lines = handle.read(start - floor).split(b"\n")[:-1] + lines
             start = floor
         handle.seek(0)
-        first_line = _count_lines(handle, start)
+        first_line = _count_lines(handle, start) if numbered or from_line is not None else 0
     parsed: list[tuple[int, RecordedEvent]] = []
     for number, raw in enumerate(lines, first_line):
         event = parse_line(raw)

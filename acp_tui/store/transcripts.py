@@ -77,12 +77,19 @@ __all__ = [
     "Tail",
     "TranscriptCache",
     "feed_event",
+    "warm_up_replay",
 ]
 
 log = logging.getLogger(__name__)
 
 OPEN_TRANSCRIPTS = 8
 """How many session transcripts stay open for appending at once."""
+
+
+def warm_up_replay() -> None:
+    """Build the models that read recorded events (~50 ms), ahead of the first replay (call it
+    on a thread, after the first frame)."""
+    _adapters()
 
 
 @functools.cache
@@ -631,13 +638,18 @@ class TranscriptCache:
         turns: int,
         max_bytes: int,
         from_line: int | None = None,
+        numbered: bool = True,
     ) -> Tail | None:
         """The last ``turns`` turns of the session's local copy (or from the turn of line
         ``from_line`` on, see `read_tail`); None when there is none, or it cannot be read."""
         self._background.settle()
         try:
             return read_tail(
-                self._main_path((agent_key, session_id)), turns=turns, from_line=from_line
+                self._main_path((agent_key, session_id)),
+                turns=turns,
+                max_bytes=max_bytes,
+                from_line=from_line,
+                numbered=numbered,
             )
         except FileNotFoundError:
             return None

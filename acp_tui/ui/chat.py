@@ -107,6 +107,7 @@ class ChatScreen(Screen[None]):
 
     def attach(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        workspace.opening.previews_shown = True  # the panes say when (see `ChatPane`)
 
     # -- what is shown -----------------------------------------------------------------------
 

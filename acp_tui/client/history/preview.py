@@ -60,7 +60,12 @@ def local_preview(
     from acp_tui.store.transcripts import feed_event
 
     tail = cache.tail(
-        agent_key, session_id, turns=turns, max_bytes=PREVIEW_BYTES, from_line=from_line
+        agent_key,
+        session_id,
+        turns=turns,
+        max_bytes=PREVIEW_BYTES,
+        from_line=from_line,
+        numbered=False,
     )
     if tail is None or not tail.events:
         return None

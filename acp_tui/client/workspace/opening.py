@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
+
 from acp_tui.client.agent.waits import SETUP_CALLS, Waiting
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.history.forking import fork_with_history
@@ -47,6 +49,10 @@ __all__ = ["Opening", "describe"]
 
 log = logging.getLogger(__name__)
 
+PREVIEW_WAIT = 0.5
+"""How long a restore waits, at most, for the tab to show the end of the local copy before it
+asks the agent: the agent's replay floods the loop, and would hold that first frame back."""
+
 
 class Opening:
     """Opening, reopening and showing the sessions of slots (``ws.opening``).
@@ -65,6 +71,9 @@ class Opening:
         self.paths = paths
         self._unwatch: dict[int, Callable[[], None]] = {}
         """The transcript subscription of each slot's session, by slot id."""
+        self.previews_shown = False
+        """A UI shows the slots, and says when it has shown a preview (`preview_shown`)."""
+        self._previews: dict[int, anyio.Event] = {}
         board.on(SlotRemoved, self.forget)
 
     def preview(self, slot: SessionSlot) -> None:
@@ -75,6 +84,16 @@ class Opening:
             slot.preview = slot.agent.history.preview(intent.info.session_id, intent.at_line)
             if slot.preview is not None:
                 slot.placeholder = slot.preview.transcript
+
+    def preview_shown(self, slot: SessionSlot) -> None:
+        """The UI shows the slot's preview: its session may be asked for now."""
+        self._previews.setdefault(slot.id, anyio.Event()).set()
+
+    async def _preview_on_screen(self, slot: SessionSlot) -> None:
+        if slot.preview is not None and self.previews_shown and slot.session is None:
+            with anyio.move_on_after(PREVIEW_WAIT):
+                await self._previews.setdefault(slot.id, anyio.Event()).wait()
+        self._previews.pop(slot.id, None)
 
     def open(self, slot: SessionSlot) -> None:
         """Open the slot's session (again): by its intent, or the same one after a restart."""
@@ -115,6 +134,7 @@ class Opening:
                     agent, lambda: reopen(client, agent.recorder, old)
                 )
             else:
+                await self._preview_on_screen(slot)
                 session = await self.authenticated(agent, lambda: self._by_intent(slot, client))
         except LoginRestart:
             self.board.set_state(slot, "starting", agent.status)
