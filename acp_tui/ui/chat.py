@@ -223,6 +223,13 @@ class ChatScreen(Screen[None]):
             else:
                 await self.app.run_action("add_agent(True)")
 
+    @on(messages.RevealRequested)
+    def reveal_requested(self, message: messages.RevealRequested) -> None:
+        from acp_tui.ui.library.opening import reveal_when_open
+
+        if self.workspace is not None:
+            reveal_when_open(self.app, self.workspace, message.slot, message.hit, self.pane_of)
+
     @on(messages.AgentChanged)
     def agent_changed(self, message: messages.AgentChanged) -> None:
         """The tabs of the agent show its status; the browser lists it afresh once it is back."""

@@ -105,8 +105,7 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         if self.handover is not None:
             self.handover.cancel()
             self.handover = None
-        shown = self.lines.transcript
-        if continues(shown, transcript, entry_at(self.lines, self.scroll_offset.y)):
+        if continues(self.lines.transcript, transcript, entry_at(self.lines, self.scroll_offset.y)):
             self.handover = Handover(self.painter, self.lines, transcript, terminal_lookup)
             self._go_on()
             return
@@ -253,18 +252,19 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self._unsubscribe = handover.unsubscribe
         self.lines = self.keys.lines = self.search.lines = handover.lines
         self.keys.selected = None
-        if self.search.query:
-            self.search.find(self.search.query, y or 0)
         self.set_virtual_size(Size(self.lines.width, self.lines.height))
         if y is not None:
             self.scroll_to(y=y, animate=False, immediate=True, force=True)
         self._follow = y is None
         self._render_window(self._follow, time.perf_counter() + 1.0)  # no half frame
         self.refresh()
+        self.handed_over()
+
+    def handed_over(self) -> None:
+        """The new transcript is shown (`TranscriptView` finds the find bar's query again)."""
 
     def _go_on(self) -> None:
-        """Flush again in the next loop iteration, after the callbacks ready meanwhile (a
-        message to the widget, as ``call_later`` posts, would run before them)."""
+        """Flush again in the next loop iteration, after the callbacks ready meanwhile."""
         if not self._going_on:
             self._going_on = True
             asyncio.get_running_loop().call_soon(self._continue)

@@ -219,6 +219,13 @@ class TranscriptView(TranscriptDisplay, can_focus=True):
         self.show_match()
         return found
 
+    def handed_over(self) -> None:
+        """A transcript that continues the one shown replaced it (see `Handover`): the match
+        of the find bar's query is found again where the view is."""
+        if self.search.query:
+            self.search.find(self.search.query, self.scroll_offset.y)
+            self.show_match()
+
     def clear_find(self) -> None:
         self.search.clear()
         self.refresh()
