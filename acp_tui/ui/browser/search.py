@@ -62,6 +62,9 @@ class BrowserSearch:
         self.listed: object = None
         """The connection and scope listed into the library for searching, last."""
         self.listing: ListingStatus | None = None
+        self.shown: tuple[list[SessionInfo], dict[str, Content]] = ([], {})
+        """The results as rows, made once per search (rows are kept while they are the same
+        objects: see `SessionRows.row`)."""
 
     @property
     def active(self) -> bool:
@@ -105,21 +108,22 @@ class BrowserSearch:
 
     def stop(self) -> None:
         self.searcher.stop()
-        self.found, self.hits = None, {}
+        self.found, self.hits, self.shown = None, {}, ([], {})
 
     def found_results(self, found: SearchResults) -> None:
         self.found = found
         self.hits = {hit.row.session_id: hit for hit in found.hits}
+        self.shown = (
+            [row_info(hit.row) for hit in found.hits],
+            {hit.row.session_id: match_content(hit) for hit in found.hits},
+        )
         self.panel.render_rows()
 
     # -- what is shown ---------------------------------------------------------------------
 
     def rows(self) -> tuple[list[SessionInfo], dict[str, Content]]:
         """The sessions found, and under each the line that matched."""
-        hits = self.found.hits if self.found is not None else []
-        return [row_info(hit.row) for hit in hits], {
-            hit.row.session_id: match_content(hit) for hit in hits
-        }
+        return self.shown
 
     def tags(self, ws: Workspace | None, agent: AgentRuntime | None) -> dict[str, list[str]]:
         """Each result's agent, then its tab's tags (``chat``, ``open``...)."""
