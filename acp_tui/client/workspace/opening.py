@@ -87,7 +87,8 @@ class Opening:
 
     def preview_shown(self, slot: SessionSlot) -> None:
         """The UI shows the slot's preview: its session may be asked for now."""
-        self._previews.setdefault(slot.id, anyio.Event()).set()
+        if slot.session is None and slot in self.board.slots:
+            self._previews.setdefault(slot.id, anyio.Event()).set()
 
     async def _preview_on_screen(self, slot: SessionSlot) -> None:
         if slot.preview is not None and self.previews_shown and slot.session is None:
@@ -121,6 +122,7 @@ class Opening:
         unwatch = self._unwatch.pop(event.slot.id, None)
         if unwatch is not None:
             unwatch()
+        self._previews.pop(event.slot.id, None)
 
     async def _open(self, slot: SessionSlot) -> None:
         agent = slot.agent

@@ -168,6 +168,7 @@ class SessionBrowser(Vertical):
             self.lister.local = False
             self.lister.restart()
             self.request_page()
+        self.search.again()  # the agent, its connection or the filters may have changed
         self.render_rows()
 
     # -- paging --------------------------------------------------------------------------------
@@ -308,7 +309,6 @@ class SessionBrowser(Vertical):
             self.lister.set_filters(additional_directories=roots)
         self.set_status("")
         self.reload()
-        self.search.again()
 
     @on(SessionRows.OptionHighlighted)
     def row_highlighted(self) -> None:

@@ -62,6 +62,8 @@ class BrowserSearch:
         self.listed: object = None
         """The connection and scope listed into the library for searching, last."""
         self.listing: ListingStatus | None = None
+        self.searched: AgentRuntime | None = None
+        """The agent whose sessions the results are."""
         self.shown: tuple[list[SessionInfo], dict[str, Content]] = ([], {})
         """The results as rows, made once per search (rows are kept while they are the same
         objects: see `SessionRows.row`)."""
@@ -95,16 +97,24 @@ class BrowserSearch:
         if not text.strip():
             self.stop()
             return True
+        self.forget_other(agent)
         self.searcher.typed(library, text, self.filters(agent))
         self.list_behind(library, agent)
         return True
 
     def again(self) -> None:
-        """Search again (the filters changed, or more sessions were listed)."""
+        """Search again (the agent or the filters changed, or more sessions were listed)."""
         library, agent = self.library(), self.panel.agent
         if self.active and library is not None and agent is not None:
+            self.forget_other(agent)
             self.searcher.again(library, self.filters(agent))
             self.list_behind(library, agent)
+
+    def forget_other(self, agent: AgentRuntime) -> None:
+        """Results of another agent's sessions are not shown (their ids mean nothing here)."""
+        if agent is not self.searched:
+            self.searched = agent
+            self.found, self.hits, self.shown = None, {}, ([], {})
 
     def stop(self) -> None:
         self.searcher.stop()
