@@ -4,8 +4,9 @@ The data (``gen_history``: 10,000 sessions of 100 turns over 5 agents, about 1 G
 generated once and kept under the temp dir (``acp-tui-bench-history-*``); every run builds a
 fresh index from it. Figures:
 
-* ``build_s``, ``build_cpu_s``, ``db_mb``: building the index in the library's thread (wall,
-  the process's CPU, the database's size), ``rows``: the text rows made; ``build_max_stall_ms``:
+* ``build_s``, ``build_cpu_s``, ``db_mb``: building the index in the background (wall, the
+  CPU of the process and of the child process a big build runs in, ``build_child_cpu_s``, the
+  database's size), ``rows``: the text rows made; ``build_max_stall_ms``:
   the longest stall of an asyncio loop (a 5 ms ticker) running beside the build, as the app's
   would, and ``build_stalls_over_50ms`` how many; ``idle_max_stall_ms`` and
   ``idle_stalls_over_50ms``: the same loop alone for 30 s just before (the machine's own noise:
@@ -87,16 +88,25 @@ async def build(root: Path, library_dir: Path) -> dict[str, Any]:
     idle = {"idle_max_stall_ms": round(ticker.max_gap * 1000, 1), "idle_stalls_over_50ms": 0}
     idle["idle_stalls_over_50ms"] = ticker.over_50ms
     ticker.reset()
-    cpu, started = time.process_time(), time.perf_counter()
+    cpu, started, children = time.process_time(), time.perf_counter(), _children_cpu()
     library.start()
     await asyncio.to_thread(library.wait_built)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     ticker.running = False
     await tick
     library.close()
-    figures = _sized(library_dir, wall, cpu, ticker.max_gap)
+    child = _children_cpu() - children  # a big build runs in a child process
+    figures = _sized(library_dir, wall, cpu + child, ticker.max_gap)
+    figures["build_child_cpu_s"] = round(child, 1)
     figures["build_stalls_over_50ms"] = ticker.over_50ms
     return {**figures, **idle}
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _sized(library_dir: Path, wall: float, cpu: float, stall: float) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """Provides Worker: the library's one writer, a thread that builds the index, follows what is
 recorded, and applies the writes the UI asks for.
 
-Everything that writes the database runs here, one short transaction at a time, so the event
-loop never waits for SQLite and never holds the GIL long on its behalf (SQLite releases it in
-its C calls; the Python work per step is bounded by ``catchup.BATCH_LINES``). Priorities: the
+Everything the app writes to the database runs here, one short transaction at a time, so the
+event loop never waits for SQLite and never holds the GIL long on its behalf (SQLite releases it
+in its C calls; the Python work per step is bounded by ``catchup.BATCH_LINES``); a big first
+build runs in a child process instead (see `ChildBuild`), this thread relaying its progress.
+Priorities: the
 UI's writes first (a rename, a listed page), then the transcripts being recorded, then the
 build, which yields to both between steps.
 
@@ -22,9 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sqlite3
-import sys
 import threading
 import time
 from collections import deque
@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from acp_tui.store.library import schema
 from acp_tui.store.library.build import BuildPlan, build_lock, plan_build
+from acp_tui.store.library.build_child import CHILD_BYTES, ChildBuild
 from acp_tui.store.library.catchup import catch_up_step
 from acp_tui.store.library.rows import agent_id, session_row_id
 from acp_tui.store.names import agent_dir_name, transcript_name
@@ -46,8 +47,6 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE = 0.5
 RETRY_AFTER = 60.0
-NICER = 10
-"""How much nicer than the app the library's thread is (nice values go up to 19)."""
 PROGRESS_EVERY = 0.2
 
 Job = Callable[[sqlite3.Connection], Any]
@@ -69,24 +68,6 @@ class LibraryStatus:
 
 class _Stopping(Exception):
     pass
-
-
-def background_priority() -> None:
-    """Lower the calling thread's CPU priority (Linux: a thread has its own nice value).
-
-    The build is CPU-bound for minutes. SQLite works with the GIL released, so the event loop
-    can run meanwhile, but on a busy machine it must also get a CPU: at the same priority the
-    scheduler lets the indexing thread run on for tens of milliseconds while the loop's thread
-    waits (measured: 50 to 80 ms stalls). At a lower priority the loop's thread, which wakes
-    briefly, runs first; the build still has any CPU nobody else wants.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    me = threading.get_native_id()
-    try:
-        os.setpriority(os.PRIO_PROCESS, me, min(os.getpriority(os.PRIO_PROCESS, me) + NICER, 19))
-    except OSError:
-        log.debug("could not lower the priority of the history library's thread")
 
 
 class Worker:
@@ -186,7 +167,6 @@ class Worker:
     # -- the thread ----------------------------------------------------------------------------
 
     def _run(self) -> None:
-        background_priority()
         try:
             while not self._stopping:
                 try:
@@ -232,6 +212,8 @@ class Worker:
                 self._serve(conn, wait=True, at_most=2.0)
             self._set_status(LibraryStatus("building"), force=True)
             plan: BuildPlan = self._transaction(conn, lambda c: plan_build(c, self.root))
+            if plan.bytes >= CHILD_BYTES and self._build_aside(conn):
+                plan = self._transaction(conn, lambda c: plan_build(c, self.root))  # what is left
             done_bytes = 0
             for number, (session, path) in enumerate(plan.transcripts):
                 while True:
@@ -245,6 +227,22 @@ class Worker:
                     self._serve(conn, wait=False)
                     if step.done:
                         break
+
+    def _build_aside(self, conn: sqlite3.Connection) -> bool:
+        """Build in a child process (see `ChildBuild`), serving the app's writes meanwhile;
+        False when it cannot start."""
+        child = ChildBuild.start(self.db_path, self.root)
+        if child is None:
+            return False
+        try:
+            while not child.finished:
+                progress = child.progress(PROGRESS_EVERY)
+                if progress is not None:
+                    self._set_status(LibraryStatus("building", *progress), force=True)
+                self._serve(conn, wait=False)
+        finally:
+            child.stop()
+        return True
 
     def _serve(self, conn: sqlite3.Connection, *, wait: bool, at_most: float = 5.0) -> None:
         """Run the queued jobs and index the transcripts due; with ``wait``, first wait for

@@ -4,13 +4,8 @@ they grow, and never a word twice."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import sys
-import threading
 from pathlib import Path
-
-import pytest
 
 from acp_tui.store.library import Library
 from acp_tui.store.library.schema import database_path
@@ -216,17 +211,3 @@ def test_chunks_past_a_messages_cap_are_skipped_and_what_follows_is_indexed(
         lines = list(cache.events(AGENT, "s1"))
         assert keel.line == len(lines) - 3
         assert texts(library, "anchor") == ['odd \\" id with the anchor']
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value")
-def test_the_library_thread_runs_below_the_apps_priority(tmp_path: Path) -> None:
-    """The build is CPU-bound for minutes: the event loop's thread must win the CPU."""
-    from acp_tui.store.library.worker import NICER
-
-    with library_and_cache(tmp_path) as (library, _cache):
-        library.sync(10)
-        thread = library.worker._thread
-        assert thread is not None
-        assert thread.native_id is not None
-        mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-        assert os.getpriority(os.PRIO_PROCESS, thread.native_id) == min(mine + NICER, 19)
