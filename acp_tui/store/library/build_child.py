@@ -4,7 +4,8 @@ A first build reads every local transcript (a gigabyte for ten thousand long ses
 or more of CPU, most of it parsing JSON in Python. In the app's process that work holds the GIL
 in turns with the event loop, and on a busy machine the loop waits for it (stalls of 50 to
 100 ms were measured, with the build's thread at a lower priority or not). So a build of more
-than `CHILD_BYTES` runs in a child process (``python -m acp_tui.store.library.build_child DB
+than `CHILD_BYTES` (or a transcript that big, rewritten whole: a long session's copy replaced
+by the agent's replay) runs in a child process (``python -m acp_tui.store.library.build_child DB
 TRANSCRIPTS``), at a lower priority, with a GIL of its own: the app's writer thread only relays
 its progress and serves the app's own writes meanwhile (SQLite takes the two writers in turns,
 each step of the build being one short transaction).
@@ -32,8 +33,9 @@ __all__ = ["CHILD_BYTES", "ChildBuild", "Progress", "main"]
 
 log = logging.getLogger(__name__)
 
-CHILD_BYTES = 64_000_000
-"""A build that has more than this to read runs in a child process."""
+CHILD_BYTES = 16_000_000
+"""A build (or a transcript rewritten whole) with more than this to read is indexed in a child
+process: about two seconds of parsing, against a tenth of a second to start the child."""
 NICER = 10
 """How much nicer than the app the child is (its build yields the CPU to the app)."""
 PROGRESS_EVERY = 0.2

@@ -39,7 +39,15 @@ from acp_tui.store.library.text import (
     plain,
 )
 
-__all__ = ["BATCH_BYTES", "BATCH_LINES", "FileState", "Step", "catch_up_step", "drop_text"]
+__all__ = [
+    "BATCH_BYTES",
+    "BATCH_LINES",
+    "FileState",
+    "Step",
+    "catch_up_step",
+    "drop_text",
+    "pending_bytes",
+]
 
 BATCH_LINES = 4000
 BATCH_BYTES = 2_000_000
@@ -102,6 +110,21 @@ def _save_state(conn: sqlite3.Connection, session: int, state: FileState) -> Non
             state.echo,
         ),
     )
+
+
+def pending_bytes(conn: sqlite3.Connection, session: int, path: Path) -> int:
+    """About how much of the transcript is not indexed yet: what follows the offset indexed,
+    or all of it when it is another file now (rewritten)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return 0
+    found = conn.execute(
+        "SELECT inode, offset FROM transcripts WHERE session = ?", (session,)
+    ).fetchone()
+    if found is None or found[0] != stat.st_ino or found[1] > stat.st_size:
+        return stat.st_size
+    return int(stat.st_size - found[1])
 
 
 def drop_text(conn: sqlite3.Connection, session: int) -> None:

@@ -37,7 +37,7 @@ from typing import Any, Literal
 from acp_tui.store.library import schema
 from acp_tui.store.library.build import BuildPlan, build_lock, plan_build
 from acp_tui.store.library.build_child import CHILD_BYTES, ChildBuild
-from acp_tui.store.library.catchup import catch_up_step
+from acp_tui.store.library.catchup import catch_up_step, pending_bytes
 from acp_tui.store.library.rows import agent_id, session_row_id
 from acp_tui.store.names import agent_dir_name, transcript_name
 
@@ -101,6 +101,8 @@ class Worker:
         self._noticed: set[str] = set()
         self._last_status = 0.0
         self._thread: threading.Thread | None = None
+        self._aside = False
+        """A child process builds meanwhile (see `_build_aside`)."""
         self.generation = 0
         """Counts the database files opened: a reader of an older one reconnects."""
 
@@ -234,6 +236,7 @@ class Worker:
         child = ChildBuild.start(self.db_path, self.root)
         if child is None:
             return False
+        self._aside = True
         try:
             while not child.finished:
                 progress = child.progress(PROGRESS_EVERY)
@@ -241,6 +244,7 @@ class Worker:
                     self._set_status(LibraryStatus("building", *progress), force=True)
                 self._serve(conn, wait=False)
         finally:
+            self._aside = False
             child.stop()
         return True
 
@@ -310,6 +314,8 @@ class Worker:
             with self._cond:
                 self._places[key] = place
         session, path = place
+        if not self._aside and pending_bytes(conn, session, path) >= CHILD_BYTES:
+            self._build_aside(conn)  # a long session's copy replaced by its replay, say
         while not catch_up_step(conn, session, path).done:
             self._run_jobs(conn)
 

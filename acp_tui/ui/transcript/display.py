@@ -242,7 +242,7 @@ class TranscriptDisplay(ScrollView, can_focus=True):
 
     def _hand_over(self, handover: Handover) -> None:
         """Lay the new transcript out a while; once done, show it where the view is, at once."""
-        if not handover.lay_out(max(self.scrollable_content_region.width, 10), LAYOUT_BUDGET):
+        if not handover.lay_out(max(self.scrollable_content_region.width, 10), LAYOUT_BUDGET / 2):
             self._go_on()
             return
         self.handover = None
