@@ -110,3 +110,39 @@ def test_closing_the_library_stops_the_child_and_the_app_catches_up_later(
     library.close()
     assert started[0].process.returncode is not None  # not left running
     build(tmp_path)  # the next start finishes what is left
+
+
+def test_a_long_copy_rewritten_whole_is_indexed_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record(tmp_path, 3)
+    started: list[ChildBuild] = []
+    real_start = ChildBuild.start.__func__  # type: ignore[attr-defined]
+
+    def start(cls: type[ChildBuild], db: Path, root: Path) -> ChildBuild | None:
+        child = real_start(cls, db, root)
+        started.append(child)
+        return child
+
+    monkeypatch.setattr(ChildBuild, "start", classmethod(start))
+    library = Library.under(tmp_path)
+    library.start()
+    try:
+        assert library.wait_built(60)
+        assert not started  # a small build stays in the app's thread
+        monkeypatch.setattr(worker_module, "CHILD_BYTES", 1)
+        cache = TranscriptCache(tmp_path / "transcripts")
+        path = cache.transcript_path(AGENT, "s-001")
+        cache.close()
+        replaced = path.with_suffix(".new")  # the agent's replay replaces the copy
+        replaced.write_text(
+            '{"t":"user","blocks":[{"type":"text","text":"a replayed barnacle"}]}\n'
+        )
+        replaced.replace(path)
+        library.touched(AGENT, "s-001", soon=True)
+        assert library.sync(60)
+        assert len(started) == 1
+        assert texts(library, "barnacle") == ["a replayed barnacle"]
+        assert len(texts(library, "lighthouse", limit=100)) == 2  # its old text is gone
+    finally:
+        library.close()
