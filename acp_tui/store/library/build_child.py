@@ -59,6 +59,8 @@ class ChildBuild:
     @classmethod
     def start(cls, db_path: Path, transcripts_root: Path) -> ChildBuild | None:
         """Start the child; None when it cannot be started (the caller builds itself)."""
+        if getattr(sys, "frozen", False):
+            return None  # a bundled app's executable is the app itself, not Python
         package_parent = str(Path(__file__).resolve().parents[3])
         path = os.environ.get("PYTHONPATH")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, path]))}
