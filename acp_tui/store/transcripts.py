@@ -68,6 +68,7 @@ from acp_tui.store.sessions import (
     utc_now_iso,
     write_index,
 )
+from acp_tui.store.tail import Tail, read_tail
 
 __all__ = [
     "CachedSession",
@@ -75,13 +76,22 @@ __all__ = [
     "RecordedTurnEnd",
     "RecordedUpdate",
     "RecordedUser",
+    "Tail",
     "TranscriptCache",
+    "feed_event",
+    "warm_up_replay",
 ]
 
 log = logging.getLogger(__name__)
 
 OPEN_TRANSCRIPTS = 8
 """How many session transcripts stay open for appending at once."""
+
+
+def warm_up_replay() -> None:
+    """Build the models that read recorded events (~50 ms), ahead of the first replay (call it
+    on a thread, after the first frame)."""
+    _adapters()
 
 
 @functools.cache
@@ -638,23 +648,61 @@ class TranscriptCache:
         Invalid events are skipped. Returns how many updates and prompts were replayed (the
         ends of turns go to ``end_turn`` and are not counted).
         """
-        count = 0
-        for event in self.events(agent_key, session_id):
-            if isinstance(event, RecordedTurnEnd):
-                if end_turn is not None:
-                    end_turn()
-                continue
-            try:
-                if isinstance(event, RecordedUpdate):
-                    update = _adapters()[0].validate_python(event.update)
-                else:
-                    blocks = _adapters()[1].validate_python(event.blocks)
-            except (ValidationError, RecursionError) as exc:
-                log.debug("skipping an invalid recorded event: %s", exc)
-                continue
-            if isinstance(event, RecordedUpdate):
-                apply_update(update)
-            else:
-                add_user(blocks)
-            count += 1
-        return count
+        return sum(
+            feed_event(event, apply_update, add_user, end_turn)
+            for event in self.events(agent_key, session_id)
+        )
+
+    def tail(
+        self,
+        agent_key: str,
+        session_id: str,
+        *,
+        turns: int,
+        max_bytes: int,
+        from_line: int | None = None,
+        numbered: bool = True,
+    ) -> Tail | None:
+        """The last ``turns`` turns of the session's local copy (or from the turn of line
+        ``from_line`` on, see `read_tail`); None when there is none, or it cannot be read."""
+        self._background.settle()
+        try:
+            return read_tail(
+                self._main_path((agent_key, session_id)),
+                turns=turns,
+                max_bytes=max_bytes,
+                from_line=from_line,
+                numbered=numbered,
+            )
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("cannot read the recorded transcript of %s: %s", session_id, exc)
+            return None
+
+
+def feed_event(
+    event: RecordedEvent,
+    apply_update: Callable[[SessionUpdate], None],
+    add_user: Callable[[list[ContentBlock]], None],
+    end_turn: Callable[[], None] | None = None,
+) -> int:
+    """Give one recorded event, parsed with the protocol models, to its callback: 1 for an
+    update or a prompt, 0 for the end of a turn or an invalid event (skipped)."""
+    if isinstance(event, RecordedTurnEnd):
+        if end_turn is not None:
+            end_turn()
+        return 0
+    try:
+        if isinstance(event, RecordedUpdate):
+            update = _adapters()[0].validate_python(event.update)
+        else:
+            blocks = _adapters()[1].validate_python(event.blocks)
+    except (ValidationError, RecursionError) as exc:
+        log.debug("skipping an invalid recorded event: %s", exc)
+        return 0
+    if isinstance(event, RecordedUpdate):
+        apply_update(update)
+    else:
+        add_user(blocks)
+    return 1

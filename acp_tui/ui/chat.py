@@ -107,6 +107,7 @@ class ChatScreen(Screen[None]):
 
     def attach(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        workspace.opening.previews_shown = True  # the panes say when (see `ChatPane`)
 
     # -- what is shown -----------------------------------------------------------------------
 
@@ -225,6 +226,13 @@ class ChatScreen(Screen[None]):
                 )
             else:
                 await self.app.run_action("add_agent(True)")
+
+    @on(messages.RevealRequested)
+    def reveal_requested(self, message: messages.RevealRequested) -> None:
+        from acp_tui.ui.library.opening import reveal_when_open
+
+        if self.workspace is not None:
+            reveal_when_open(self.app, self.workspace, message.slot, message.hit, self.pane_of)
 
     @on(messages.AgentChanged)
     def agent_changed(self, message: messages.AgentChanged) -> None:

@@ -27,6 +27,8 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from acp_tui.client.workspace import events
+    from acp_tui.client.workspace.slots import SessionSlot
+    from acp_tui.store.library import SearchHit
     from acp_tui.ui.slash import Parsed
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "Notice",
     "OptionChosen",
     "QueueChanged",
+    "RevealRequested",
     "SessionInfoChanged",
     "SessionRenamed",
     "SessionShown",
@@ -281,3 +284,11 @@ class CommandTyped(Message):
 
     parsed: Parsed
     text: str
+
+
+@dataclass
+class RevealRequested(Message):
+    """A session opened from a search result: its tab scrolls to the message that matched."""
+
+    slot: SessionSlot
+    hit: SearchHit

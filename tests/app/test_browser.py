@@ -195,11 +195,17 @@ async def test_cwd_filter_by_default_and_all_directories(
         assert calls(sent, "session/list")[-1]["cwd"] == str(app.launch.cwd)
 
 
-async def test_text_search_is_local_and_instant(make_app: Callable[..., AcpApp]) -> None:
+async def test_without_the_library_the_search_filters_the_loaded_titles(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    """Before the history library is open (just after start) the search is local and instant;
+    with it, it goes through every session (see test_browser_search)."""
     app = make_app()
     await seed(app, ["fix the parser", "write the docs"])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
+        assert app.workspace is not None
+        app.workspace.cache.library = None
         before = len(calls(sent, "session/list"))
         await pilot.press("slash", *"PARSER")
         assert row_titles(app) == ["fix the parser"]
@@ -239,13 +245,15 @@ async def test_enter_resumes_with_replay(make_app: Callable[..., AcpApp], protoc
 
 
 @PROTOCOLS
-async def test_r_resumes_without_replay(make_app: Callable[..., AcpApp], protocol: int) -> None:
+async def test_shift_r_resumes_without_replay(
+    make_app: Callable[..., AcpApp], protocol: int
+) -> None:
     app = make_app(protocol=protocol)
     [sid] = await seed(app, ["remember the lighthouse"])
     async with app.run_test(size=SIZE) as pilot:
         sent = await open_browser(pilot, app)
         await highlight(pilot, app, sid)
-        await pilot.press("r")
+        await pilot.press("R")
         await wait_for(pilot, lambda: app.session is not None and app.session.session_id == sid)
         await wait_for(pilot, lambda: "Resumed without replay" in screen_text(app))
         assert "remember the lighthouse" not in screen_text(app)

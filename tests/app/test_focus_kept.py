@@ -87,7 +87,7 @@ async def test_a_browser_action_in_the_wide_panel_gives_the_prompt_the_focus(
         panel = browser(app)
         assert panel.has_class("-wide")
         await highlight(pilot, app, sid)
-        await pilot.press("r")  # resume, in a tab of its own
+        await pilot.press("R")  # resume, in a tab of its own
         await wait_for(pilot, lambda: app.session is not None and app.session.session_id == sid)
         await wait_for(pilot, lambda: app.focused is not panel.rows)
         await typed_lands_in_the_prompt(pilot, app, "after resume")

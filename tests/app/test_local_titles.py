@@ -1,4 +1,4 @@
-"""Local titles: a session renamed here (n in the browser, /rename in the chat) shows that title
+"""Local titles: a session renamed here (r in the browser, /rename in the chat) shows that title
 in the browser, its tab and its header, across restarts, until it is cleared."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ async def test_rename_in_the_browser_then_clear_in_the_chat(
     async with app.run_test(size=SIZE) as pilot:
         await open_browser(pilot, app)
         await highlight(pilot, app, first)
-        await pilot.press("n")
+        await pilot.press("r")
         dialog = await wait_for_screen(pilot, RenameDialog)
         assert dialog.query_one(Input).value == "alpha topic"
         dialog.query_one(Input).value = "  Release [b]notes[/b]\x1b[2J  "

@@ -4,10 +4,13 @@ The data (``gen_history``: 10,000 sessions of 100 turns over 5 agents, about 1 G
 generated once and kept under the temp dir (``acp-tui-bench-history-*``); every run builds a
 fresh index from it. Figures:
 
-* ``build_s``, ``build_cpu_s``, ``db_mb``: building the index in the library's thread (wall,
-  the process's CPU, the database's size), ``rows``: the text rows made; ``build_max_stall_ms``:
+* ``build_s``, ``build_cpu_s``, ``db_mb``: building the index in the background (wall, the
+  CPU of the process and of the child process a big build runs in, ``build_child_cpu_s``, the
+  database's size), ``rows``: the text rows made; ``build_max_stall_ms``:
   the longest stall of an asyncio loop (a 5 ms ticker) running beside the build, as the app's
-  would;
+  would, and ``build_stalls_over_50ms`` how many; ``idle_max_stall_ms`` and
+  ``idle_stalls_over_50ms``: the same loop alone for 30 s just before (the machine's own noise:
+  on a shared 2-core machine other processes stall it too);
 * ``search_{word,phrase,prefix}_p50_ms`` / ``_p95_ms``: searches of each kind over that index
   (a page of 50 sessions with snippets; words of every frequency, planted phrases, 3- to
   6-letter prefixes), each run several times; ``first_page_p50_ms`` / ``_p95_ms``: the merged
@@ -20,10 +23,13 @@ fresh index from it. Figures:
 * ``tail_{1000,10000}_ms``: reading the last three turns of a 1,000- and a 10,000-turn session
   from its local copy and applying them to a transcript model (what reopening shows first), and
   ``replay_1000_ms``, the whole 1,000-turn copy the same way, for scale;
+* ``reopen_*``: a 1,000- and a 10,000-turn session reopened with its history (the local
+  copy's last screen, keys while the agent replays, the replay replacing it in place; see
+  ``bench_reopen``);
 * ``live_cpu_ratio``: ``wire_stream``'s client CPU with the library fed live over without it
   (median of interleaved runs), and both ``us_per_update``.
 
-    python tests/perf/bench_history.py [search|live|tail|rss]   # one part (default: all)
+    python tests/perf/bench_history.py [build|search|live|tail|reopen|rss]   # parts (default: all)
 """
 
 from __future__ import annotations
@@ -69,20 +75,38 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+IDLE_SECONDS = 30.0
+
+
 async def build(root: Path, library_dir: Path) -> dict[str, Any]:
     library = Library(library_dir, root / "transcripts")
     ticker = Ticker()
     tick = asyncio.create_task(ticker.run())
     await asyncio.sleep(0.05)
     ticker.reset()
-    cpu, started = time.process_time(), time.perf_counter()
+    await asyncio.sleep(IDLE_SECONDS)  # the machine's own noise, with nothing else running
+    idle = {"idle_max_stall_ms": round(ticker.max_gap * 1000, 1), "idle_stalls_over_50ms": 0}
+    idle["idle_stalls_over_50ms"] = ticker.over_50ms
+    ticker.reset()
+    cpu, started, children = time.process_time(), time.perf_counter(), _children_cpu()
     library.start()
     await asyncio.to_thread(library.wait_built)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     ticker.running = False
     await tick
     library.close()
-    return _sized(library_dir, wall, cpu, ticker.max_gap)
+    child = _children_cpu() - children  # a big build runs in a child process
+    figures = _sized(library_dir, wall, cpu + child, ticker.max_gap)
+    figures["build_child_cpu_s"] = round(child, 1)
+    figures["build_stalls_over_50ms"] = ticker.over_50ms
+    return {**figures, **idle}
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _sized(library_dir: Path, wall: float, cpu: float, stall: float) -> dict[str, Any]:
@@ -289,7 +313,10 @@ def load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def run(parts: tuple[str, ...] = ("build", "search", "rss", "tail", "live")) -> dict[str, Any]:
+PARTS = ("build", "search", "rss", "tail", "reopen", "live")
+
+
+def run(parts: tuple[str, ...] = PARTS) -> dict[str, Any]:
     result: dict[str, Any] = {"bench": "history", "sessions": SESSIONS, "turns": TURNS}
     root = data_dir()
     result["jsonl_mb"] = round(json.loads((root / "generated.json").read_text())["bytes"] / 1e6)
@@ -306,6 +333,10 @@ def run(parts: tuple[str, ...] = ("build", "search", "rss", "tail", "live")) -> 
                 result.update(measure(root, library_dir))
             elif part == "tail":
                 result.update(tails())
+            elif part == "reopen":
+                import bench_reopen
+
+                result.update(bench_reopen.run())
             elif part == "live":
                 result.update(live())
     finally:
@@ -314,5 +345,5 @@ def run(parts: tuple[str, ...] = ("build", "search", "rss", "tail", "live")) -> 
 
 
 if __name__ == "__main__":
-    chosen = tuple(sys.argv[1:]) or ("build", "search", "rss", "tail", "live")
+    chosen = tuple(sys.argv[1:]) or PARTS
     print(json.dumps(run(chosen)))

@@ -22,9 +22,11 @@ class Ticker:
     def __init__(self) -> None:
         self.max_gap = 0.0
         self.running = True
+        self.over_50ms = 0
+        """How many gaps were longer than 50 ms (since the last ``reset``)."""
 
     def reset(self) -> float:
-        gap, self.max_gap = self.max_gap, 0.0
+        gap, self.max_gap, self.over_50ms = self.max_gap, 0.0, 0
         return gap
 
     async def run(self) -> None:
@@ -32,5 +34,7 @@ class Ticker:
         while self.running:
             await asyncio.sleep(INTERVAL)
             now = time.perf_counter()
-            self.max_gap = max(self.max_gap, now - last - INTERVAL)
+            gap = now - last - INTERVAL
+            self.max_gap = max(self.max_gap, gap)
+            self.over_50ms += gap > 0.05
             last = now

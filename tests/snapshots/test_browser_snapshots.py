@@ -256,15 +256,30 @@ def test_browser_wide(snap_compare: Compare, place: Place, tmp_path: Path) -> No
     assert check(snap_compare, app, open_browser(4, presses=2))
 
 
+def searched(browser: SessionBrowser, text: str, count: int) -> bool:
+    """The browser shows what its search for ``text`` found, ``count`` sessions, and the
+    agent's listing for the search is over."""
+    search, listing = browser.search, browser.search.listing
+    return (
+        search.searcher.text == text
+        and not search.searcher.pending
+        and search.found is not None
+        and len(search.found.hits) == count
+        and listing is not None
+        and listing.state in ("done", "failed")
+    )
+
+
 def test_browser_text_search(snap_compare: Compare, place: Place, tmp_path: Path) -> None:
     app = build_app(place, tmp_path / "demo")
     seed(app, seeds(place))
 
     async def search(pilot: Pilot[int]) -> None:
+        browser = panel(pilot)
         await pilot.press("slash", *"the")
-        await until(pilot, lambda: len(panel(pilot).lister.visible()) == 3)
+        await until(pilot, lambda: searched(browser, "the", 3))
         await pilot.press(*" parser")
-        await until(pilot, lambda: len(panel(pilot).lister.visible()) == 1)
+        await until(pilot, lambda: searched(browser, "the parser", 1))
 
     assert check(snap_compare, app, open_browser(4), search)
 

@@ -15,12 +15,16 @@ cut short by a crash never replaces the local copy.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+import anyio
+
+from acp_tui.client.history.preview import Preview, local_preview
 from acp_tui.client.session.entries import MessageEntry, ToolCallEntry
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.client.session.transcript import Transcript
@@ -58,6 +62,10 @@ class LocalHistory(Protocol):
 
     def sessions(self) -> list[SessionInfo]: ...
 
+    def preview(self, session_id: str, from_line: int | None = None) -> Preview | None:
+        """The end of the session's record, at once (see `local_preview`)."""
+        ...
+
     def replay_into(self, session_id: str, transcript: Transcript) -> int:
         """Feed the recorded events to ``transcript``; returns how many there were."""
         ...
@@ -87,6 +95,9 @@ class CacheHistory:
             )
             for c in self.cache.sessions(self.agent_key)
         ]
+
+    def preview(self, session_id: str, from_line: int | None = None) -> Preview | None:
+        return local_preview(self.cache, self.agent_key, session_id, from_line=from_line)
 
     def replay_into(self, session_id: str, transcript: Transcript) -> int:
         return self.cache.replay_into(
@@ -134,7 +145,10 @@ async def reattach(
     how = client.reattach_method(replay)  # raises Unsupported before anything is sent
     local: Transcript | None = None
     if replay and how == "resume":  # read before the restore records anything new
-        local = _local_copy(history, session_id, client.capabilities.display_name)
+        # On a thread: ten thousand turns take seconds to parse, and the tab is usable
+        # meanwhile (it shows the end of the copy, see `preview`).
+        name = client.capabilities.display_name
+        local = await anyio.to_thread.run_sync(_local_copy, history, session_id, name)
     recorder.begin_restore(session_id)
     stop_counting = _count_replay(client, session_id, progress) if progress else None
     try:
@@ -156,7 +170,9 @@ async def reattach(
         session.transcript = local
     elif replay and not agent_replayed:  # load answered with nothing
         name = client.capabilities.display_name
-        local = _local_copy(history, session_id, name, replayed_nothing=True)
+        local = await anyio.to_thread.run_sync(
+            functools.partial(_local_copy, history, session_id, name, replayed_nothing=True)
+        )
         local.adopt_state(session.transcript)
         session.transcript = local
     elif not replay and not agent_replayed:

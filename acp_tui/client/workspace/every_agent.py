@@ -35,6 +35,7 @@ __all__ = [
     "list_every_agent",
     "list_into_library",
     "open_library_row",
+    "row_info",
 ]
 
 ListingState = Literal["waiting", "listing", "done", "failed"]
@@ -143,22 +144,29 @@ async def list_every_agent(
     return done
 
 
-def open_library_row(
-    ws: Workspace, launches: Mapping[str, LaunchSpec], row: LibraryRow
-) -> SessionSlot:
-    """Open a library row in a tab: its agent's running runtime, else the agent started for
-    it; the session restored as the browser restores one (replayed, or resumed with the local
-    copy). ``launches`` are by agent key; LookupError (with the reason) for an agent that is
-    no longer configured."""
-    launch = launches.get(row.agent_key)
-    if launch is None:
-        name = row.agent_name or "its agent"
-        raise LookupError(f"{name} is not configured any more: its sessions cannot be opened")
-    info = SessionInfo(
+def row_info(row: LibraryRow) -> SessionInfo:
+    """A library row as the agent lists it (its own title: local titles are applied apart)."""
+    return SessionInfo(
         session_id=row.session_id,
         cwd=row.cwd,
         additional_directories=list(row.additional_directories) or None,
         title=row.agent_title or row.first_prompt,
         updated_at=row.updated_at,
     )
-    return ws.open_listed(ws.agent_for(launch), info, replay=True)
+
+
+def open_library_row(
+    ws: Workspace,
+    launches: Mapping[str, LaunchSpec],
+    row: LibraryRow,
+    at_line: int | None = None,
+) -> SessionSlot:
+    """Open a library row in a tab: its agent's running runtime, else the agent started for
+    it; the session restored as the browser restores one (replayed, or resumed with the local
+    copy; ``at_line``: the line of its local copy to show first). ``launches`` are by agent
+    key; LookupError (with the reason) for an agent that is no longer configured."""
+    launch = launches.get(row.agent_key)
+    if launch is None:
+        name = row.agent_name or "its agent"
+        raise LookupError(f"{name} is not configured any more: its sessions cannot be opened")
+    return ws.open_listed(ws.agent_for(launch), row_info(row), replay=True, at_line=at_line)

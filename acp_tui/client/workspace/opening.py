@@ -14,9 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
+
 from acp_tui.client.agent.waits import SETUP_CALLS, Waiting
 from acp_tui.client.errors import AgentError, AgentExited, LoginRestart
 from acp_tui.client.history.forking import fork_with_history
+from acp_tui.client.history.preview import DIFFERS_NOTICE, agrees
 from acp_tui.client.history.restore import reattach, reopen
 from acp_tui.client.history.session_text import display_title
 from acp_tui.client.session.entries import Change
@@ -50,6 +53,10 @@ log = logging.getLogger(__name__)
 Forked = Callable[["AgentRuntime", str, str], object]
 """Told a fork's session and its title: None when the title could not be kept."""
 
+PREVIEW_WAIT = 0.5
+"""How long a restore waits, at most, for the tab to show the end of the local copy before it
+asks the agent: the agent's replay floods the loop, and would hold that first frame back."""
+
 
 class Opening:
     """Opening, reopening and showing the sessions of slots (``ws.opening``).
@@ -75,7 +82,30 @@ class Opening:
         """Keeps a fork's title ("Fork of …", `LocalTitles.forked`): after restarts too."""
         self._unwatch: dict[int, Callable[[], None]] = {}
         """The transcript subscription of each slot's session, by slot id."""
+        self.previews_shown = False
+        """A UI shows the slots, and says when it has shown a preview (`preview_shown`)."""
+        self._previews: dict[int, anyio.Event] = {}
         board.on(SlotRemoved, self.forget)
+
+    def preview(self, slot: SessionSlot) -> None:
+        """A session reopened with its history shows the end of its local copy at once,
+        while the agent replays it (see `acp_tui.client.history.preview`)."""
+        intent = slot.intent
+        if isinstance(intent, OpenExisting) and intent.replay and slot.session is None:
+            slot.preview = slot.agent.history.preview(intent.info.session_id, intent.at_line)
+            if slot.preview is not None:
+                slot.placeholder = slot.preview.transcript
+
+    def preview_shown(self, slot: SessionSlot) -> None:
+        """The UI shows the slot's preview: its session may be asked for now."""
+        if slot.session is None and slot in self.board.slots:
+            self._previews.setdefault(slot.id, anyio.Event()).set()
+
+    async def _preview_on_screen(self, slot: SessionSlot) -> None:
+        if slot.preview is not None and self.previews_shown and slot.session is None:
+            with anyio.move_on_after(PREVIEW_WAIT):
+                await self._previews.setdefault(slot.id, anyio.Event()).wait()
+        self._previews.pop(slot.id, None)
 
     def open(self, slot: SessionSlot) -> None:
         """Open the slot's session (again): by its intent, or the same one after a restart."""
@@ -103,6 +133,7 @@ class Opening:
         unwatch = self._unwatch.pop(event.slot.id, None)
         if unwatch is not None:
             unwatch()
+        self._previews.pop(event.slot.id, None)
 
     async def _open(self, slot: SessionSlot) -> None:
         agent = slot.agent
@@ -116,6 +147,7 @@ class Opening:
                     agent, lambda: reopen(client, agent.recorder, old)
                 )
             else:
+                await self._preview_on_screen(slot)
                 session = await self.authenticated(agent, lambda: self._by_intent(slot, client))
         except LoginRestart:
             self.board.set_state(slot, "starting", agent.status)
@@ -180,6 +212,13 @@ class Opening:
             progress=progress,
         )
         self.board.emit(ActionProgress(agent, f"Opened {label}"))
+        preview = slot.preview
+        if preview is not None:
+            slot.preview_agreed = agrees(preview.transcript, session.transcript)
+            if not slot.preview_agreed:  # the agent's version wins, and the user is told
+                text = DIFFERS_NOTICE.format(agent=client.capabilities.display_name)
+                session.transcript.add_notice(text, "warning")
+                self.board.emit(Notice(text, "warning", slot))
         return session
 
     async def _create(

@@ -19,6 +19,7 @@ from acp_tui.client.session.transcript import Transcript
 from acp_tui.client.workspace.prompt_queue.waiting import SlotQueue
 
 if TYPE_CHECKING:
+    from acp_tui.client.history.preview import Preview
     from acp_tui.client.session.live_session import LiveSession
     from acp_tui.client.session.prompt_blocks import CommandOutput
     from acp_tui.client.workspace.agent_runtime import AgentRuntime
@@ -59,6 +60,8 @@ class OpenExisting:
 
     info: SessionInfo
     replay: bool
+    at_line: int | None = None
+    """A line of its local copy to show (a search hit's message), if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +101,11 @@ class SessionSlot:
     """The tab that was current when this one was opened: back there if opening fails."""
     local_title: str | None = None
     """The title the user gave its session here: it wins over the agent's."""
+    preview: Preview | None = None
+    """The end of its session's local copy, shown (as ``placeholder``) while the agent
+    replays the session (see `acp_tui.client.history.preview`)."""
+    preview_agreed: bool | None = None
+    """Whether the agent's replay ended with what the preview showed (None: no preview)."""
 
     @property
     def transcript(self) -> Transcript:

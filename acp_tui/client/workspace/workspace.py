@@ -262,15 +262,22 @@ class Workspace:
         return self._add_slot(agent, OpenNew(cwd, additional_directories, notice), focus=focus)
 
     def open_listed(
-        self, agent: AgentRuntime, info: SessionInfo, *, replay: bool, focus: bool = True
+        self,
+        agent: AgentRuntime,
+        info: SessionInfo,
+        *,
+        replay: bool,
+        focus: bool = True,
+        at_line: int | None = None,
     ) -> SessionSlot:
-        """Open a listed session in a new slot; a session already live in a slot is focused."""
+        """Open a listed session in a new slot (``at_line``: a line of its local copy to show
+        first); a session already live in a slot is focused."""
         showing = self.board.slot_showing(agent, info.session_id)
         if showing is not None:
             if focus:
                 self.board.focus(showing)
             return showing
-        return self._add_slot(agent, OpenExisting(info, replay), focus=focus)
+        return self._add_slot(agent, OpenExisting(info, replay, at_line), focus=focus)
 
     def fork(self, agent: AgentRuntime, info: SessionInfo, *, focus: bool = True) -> SessionSlot:
         """Fork a listed session (`session/fork`) into a new slot."""
@@ -372,6 +379,7 @@ class Workspace:
             cwd = Path(intent.info.cwd)
             dirs = tuple(Path(d) for d in intent.info.additional_directories or [])
         slot = SessionSlot(self._next_id, agent, intent, cwd, dirs, status=agent.status)
+        self.opening.preview(slot)  # the end of its local copy, shown while it opens
         self.board.add(slot, focus=focus)
         if agent.alive:
             self.opening.open(slot)

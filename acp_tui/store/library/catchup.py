@@ -39,10 +39,21 @@ from acp_tui.store.library.text import (
     plain,
 )
 
-__all__ = ["BATCH_BYTES", "BATCH_LINES", "FileState", "Step", "catch_up_step", "drop_text"]
+__all__ = [
+    "BATCH_BYTES",
+    "BATCH_LINES",
+    "FileState",
+    "Step",
+    "catch_up_step",
+    "drop_text",
+    "pending_bytes",
+]
 
 BATCH_LINES = 4000
 BATCH_BYTES = 2_000_000
+READ_BUFFER = 1 << 20
+"""Transcripts are read a megabyte at a time: each read releases the GIL, and a thread that
+releases it and takes it back often starves the event loop (see ``_store``)."""
 HEAD_BYTES = 4096
 _SKIP_CHUNK = 1 << 20
 _END_BYTES = 65_536
@@ -101,6 +112,21 @@ def _save_state(conn: sqlite3.Connection, session: int, state: FileState) -> Non
     )
 
 
+def pending_bytes(conn: sqlite3.Connection, session: int, path: Path) -> int:
+    """About how much of the transcript is not indexed yet: what follows the offset indexed,
+    or all of it when it is another file now (rewritten)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return 0
+    found = conn.execute(
+        "SELECT inode, offset FROM transcripts WHERE session = ?", (session,)
+    ).fetchone()
+    if found is None or found[0] != stat.st_ino or found[1] > stat.st_size:
+        return stat.st_size
+    return int(stat.st_size - found[1])
+
+
 def drop_text(conn: sqlite3.Connection, session: int) -> None:
     """Forget the indexed text of a session (its transcript is gone or was rewritten)."""
     conn.execute("DELETE FROM messages WHERE session = ?", (session,))
@@ -130,7 +156,7 @@ def _head(handle: BinaryIO, offset: int) -> str:
 def _step(conn: sqlite3.Connection, session: int, path: Path) -> Step:
     state = load_state(conn, session)
     try:
-        handle = path.open("rb")
+        handle = path.open("rb", buffering=READ_BUFFER)
     except FileNotFoundError:
         if state.inode is not None:
             drop_text(conn, session)
@@ -198,19 +224,30 @@ def _index_lines(
 
 def _store(conn: sqlite3.Connection, session: int, rows: list[Row]) -> int:
     """Insert ``rows`` (numbered after every row so far, inside the caller's write
-    transaction); the number of the first."""
+    transaction); the number of the first.
+
+    One statement per table, its rows passed as one JSON array: SQLite then inserts (and
+    indexes) the whole batch in one call that releases the GIL throughout. ``executemany``
+    would release and take it back for every row, thousands of times a batch, and a thread
+    that keeps doing that starves the event loop (the GIL's "convoy effect": the loop's thread
+    is woken at each release but the indexing thread takes the GIL back first).
+    """
     last = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
-    numbered = list(enumerate(rows, last + 1))
-    conn.executemany(
-        "INSERT INTO messages(id, session, line, turn, kind) VALUES (?, ?, ?, ?, ?)",
-        [(number, session, line, turn, kind) for number, (line, turn, kind, _) in numbered],
+    places = _dumps([[line, turn, kind] for line, turn, kind, _ in rows])
+    texts = _dumps([text for *_, text in rows])
+    conn.execute(
+        "INSERT INTO messages(id, session, line, turn, kind) SELECT ? + key, ?, "
+        "json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') "
+        "FROM json_each(?)",
+        (last + 1, session, places),
     )
-    conn.executemany(
-        "INSERT INTO bodies(id, body) VALUES (?, ?)",
-        [(number, text) for number, (*_, text) in numbered],
+    conn.execute(
+        "INSERT INTO bodies(id, body) SELECT ? + key, value FROM json_each(?)", (last + 1, texts)
     )
     return last + 1
 
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 _decode = json.JSONDecoder().decode
 

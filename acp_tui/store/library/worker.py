@@ -1,9 +1,11 @@
 """Provides Worker: the library's one writer, a thread that builds the index, follows what is
 recorded, and applies the writes the UI asks for.
 
-Everything that writes the database runs here, one short transaction at a time, so the event
-loop never waits for SQLite and never holds the GIL long on its behalf (SQLite releases it in
-its C calls; the Python work per step is bounded by ``catchup.BATCH_LINES``). Priorities: the
+Everything the app writes to the database runs here, one short transaction at a time, so the
+event loop never waits for SQLite and never holds the GIL long on its behalf (SQLite releases it
+in its C calls; the Python work per step is bounded by ``catchup.BATCH_LINES``); a big first
+build runs in a child process instead (see `ChildBuild`), this thread relaying its progress.
+Priorities: the
 UI's writes first (a rename, a listed page), then the transcripts being recorded, then the
 build, which yields to both between steps.
 
@@ -34,7 +36,8 @@ from typing import Any, Literal
 
 from acp_tui.store.library import schema
 from acp_tui.store.library.build import BuildPlan, build_lock, plan_build
-from acp_tui.store.library.catchup import catch_up_step
+from acp_tui.store.library.build_child import CHILD_BYTES, ChildBuild
+from acp_tui.store.library.catchup import catch_up_step, pending_bytes
 from acp_tui.store.library.rows import agent_id, session_row_id
 from acp_tui.store.names import agent_dir_name, transcript_name
 
@@ -98,6 +101,8 @@ class Worker:
         self._noticed: set[str] = set()
         self._last_status = 0.0
         self._thread: threading.Thread | None = None
+        self._aside = False
+        """A child process builds meanwhile (see `_build_aside`)."""
         self.generation = 0
         """Counts the database files opened: a reader of an older one reconnects."""
 
@@ -215,6 +220,8 @@ class Worker:
                 self._serve(conn, wait=True, at_most=2.0)
             self._set_status(LibraryStatus("building"), force=True)
             plan: BuildPlan = self._transaction(conn, lambda c: plan_build(c, self.root))
+            if plan.bytes >= CHILD_BYTES and self._build_aside(conn):
+                plan = self._transaction(conn, lambda c: plan_build(c, self.root))  # what is left
             done_bytes = 0
             for number, (session, path) in enumerate(plan.transcripts):
                 while True:
@@ -228,6 +235,24 @@ class Worker:
                     self._serve(conn, wait=False)
                     if step.done:
                         break
+
+    def _build_aside(self, conn: sqlite3.Connection) -> bool:
+        """Build in a child process (see `ChildBuild`), serving the app's writes meanwhile;
+        False when it cannot start."""
+        child = ChildBuild.start(self.db_path, self.root)
+        if child is None:
+            return False
+        self._aside = True
+        try:
+            while not child.finished:
+                progress = child.progress(PROGRESS_EVERY)
+                if progress is not None:
+                    self._set_status(LibraryStatus("building", *progress), force=True)
+                self._serve(conn, wait=False)
+        finally:
+            self._aside = False
+            child.stop()
+        return True
 
     def _serve(self, conn: sqlite3.Connection, *, wait: bool, at_most: float = 5.0) -> None:
         """Run the queued jobs and index the transcripts due; with ``wait``, first wait for
@@ -295,6 +320,8 @@ class Worker:
             with self._cond:
                 self._places[key] = place
         session, path = place
+        if not self._aside and pending_bytes(conn, session, path) >= CHILD_BYTES:
+            self._build_aside(conn)  # a long session's copy replaced by its replay, say
         while not catch_up_step(conn, session, path).done:
             self._run_jobs(conn)
 

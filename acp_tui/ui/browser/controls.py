@@ -1,6 +1,6 @@
 """Provides the session browser's filter bar and action bar.
 
-BrowserFilters: the local text search (instant), "All directories" (drops the cwd filter) and
+BrowserFilters: the text search (`BrowserSearch`), "All directories" (drops the cwd filter) and
 the extra-roots filter. That filter is chosen in the roots dialog (:class:`RootsFilterDialog`,
 the new-session dialog retitled as a filter): the list chosen there is the exact, ordered
 ``additionalDirectories`` filter, an empty list meaning "exactly no extra roots"; "Any extra
@@ -133,7 +133,7 @@ class BrowserFilters(Vertical):
 
     def compose(self) -> ComposeResult:
         # Compact: a plain Input takes Input:focus's tall border, which hides the typed text.
-        yield Input(placeholder="Search loaded titles  (/)", id="browser-search", compact=True)
+        yield Input(placeholder="Search every session  (/)", id="browser-search", compact=True)
         yield Checkbox("All directories  (a)", id="browser-all", compact=True)
         with Horizontal(id="browser-roots-bar"):
             yield Button(roots_label(None), id="browser-roots", compact=True)

@@ -5,7 +5,8 @@ Ctrl+B cycles it hidden -> narrow -> wide -> hidden. It pages `session/list` laz
 and an error row when a page fails), or, for an agent that cannot list, shows the client's own
 history labelled "local". Everything else it learns from the Workspace's events, which the chat
 screen passes down: agent titles, sessions added or deleted, an action's progress. Row actions
-are gated on what the agent advertises; A opens every agent's view (`acp_tui.ui.library`).
+are gated on what the agent advertises; A opens every agent's view (`acp_tui.ui.library`). The
+search (/) goes through every session of the agent in the history library (`BrowserSearch`).
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from acp_tui.client.history.session_list import SessionLister
 from acp_tui.client.workspace.agent_runtime import AgentRuntime
 from acp_tui.client.workspace.events import ActionProgress, SessionInfoChanged, SessionsChanged
 from acp_tui.client.workspace.listed_sessions import LoggedInListing
-from acp_tui.client.workspace.slots import SessionSlot
 from acp_tui.client.workspace.workspace import Workspace
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.ui.browser.actions import confirm_delete, reload_or_show, rename_row
+from acp_tui.ui.browser.actions import delete_rows, open_row, rename_row
 from acp_tui.ui.browser.controls import ACTIONS, ActionBar, BrowserFilters, offered_roots
-from acp_tui.ui.browser.rows import STATE_ROW, SessionRows, header_text, row_state
-from acp_tui.ui.browser.tags import session_tags, shown_rows
+from acp_tui.ui.browser.row_text import header_text, row_state
+from acp_tui.ui.browser.rows import STATE_ROW, SessionRows
+from acp_tui.ui.browser.search import BrowserSearch
+from acp_tui.ui.browser.tags import session_tags, shown_rows, with_local_titles
 from acp_tui.ui.browser.waiting import ListWaiting
 from acp_tui.ui.memory import settle_memory
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
@@ -65,11 +67,11 @@ class SessionBrowser(Vertical):
     """
 
     BINDINGS = [
-        Binding("r", "request('resume')", "Resume"),
+        Binding("R", "request('resume')", "Resume"),
         Binding("f", "request('fork')", "Fork"),
         Binding("c", "request('close')", "Close"),
         Binding("d", "request('delete')", "Delete"),
-        Binding("n", "rename", "Rename"),
+        Binding("r", "rename", "Rename"),
         Binding("A", "app.every_agent", "Every agent", show=False),
         Binding("slash", "focus_search", "Search"),
         Binding("down", "into_results", "Results", show=False),
@@ -94,6 +96,7 @@ class SessionBrowser(Vertical):
         self.inflight: int | None = None
         """The generation of the page being fetched, if any."""
         self.header_shown = "Sessions"  # the header's text
+        self.search = BrowserSearch(self, self)
 
     def compose(self) -> ComposeResult:
         yield Static("Sessions", id="browser-header")
@@ -165,6 +168,7 @@ class SessionBrowser(Vertical):
             self.lister.local = False
             self.lister.restart()
             self.request_page()
+        self.search.again()  # the agent, its connection or the filters may have changed
         self.render_rows()
 
     # -- paging --------------------------------------------------------------------------------
@@ -194,7 +198,7 @@ class SessionBrowser(Vertical):
 
     @on(SessionRows.NearEnd)
     def near_end(self) -> None:
-        if not self.lister.text and self.width != "hidden":
+        if not self.lister.text and not self.search.active and self.width != "hidden":
             self.request_page()
 
     # -- rendering -----------------------------------------------------------------------------
@@ -202,9 +206,15 @@ class SessionBrowser(Vertical):
     def render_rows(self) -> None:
         if not self.is_mounted or self.width == "hidden":  # showing it renders them
             return
-        visible = shown_rows(self.lister.visible(), self.workspace, self.agent)
-        state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
-        self.rows.show_rows(visible, self.tags(), state, show_ids=self.lister.local)
+        ws, agent, search = self.workspace, self.agent, self.search
+        if search.active:
+            infos, extras = search.rows()
+            visible = with_local_titles(infos, ws, agent)
+            self.rows.show_rows(visible, search.tags(ws, agent), search.state(), extras=extras)
+        else:
+            visible = shown_rows(self.lister.visible(), ws, agent)
+            state = row_state(self.lister, visible, busy=self.inflight == self.lister.generation)
+            self.rows.show_rows(visible, self.tags(), state, show_ids=self.lister.local)
         self.update_header(len(visible))
         self.update_actions()
 
@@ -218,7 +228,9 @@ class SessionBrowser(Vertical):
         return session_tags(self.lister, self.workspace, self.agent)
 
     def update_header(self, shown: int | None = None) -> None:
-        text = sanitize(header_text(self.lister, self.agent_name or "the agent", shown), TEXT_LIMIT)
+        found = self.search.header() if self.search.active else None
+        text = header_text(self.lister, self.agent_name or "the agent", shown, found)
+        text = sanitize(text, TEXT_LIMIT)
         if text != self.header_shown:  # each update lays the whole screen out again
             self.query_one("#browser-header", Static).update(Text(text))
         self.header_shown = text
@@ -285,8 +297,9 @@ class SessionBrowser(Vertical):
 
     @on(BrowserFilters.Changed)
     def filters_changed(self, event: BrowserFilters.Changed) -> None:
-        if event.what == "text":
-            self.lister.text = str(event.value)
+        if event.what == "text":  # every session in the library, else the loaded ones
+            searched = self.search.typed(str(event.value))
+            self.lister.text = "" if searched else str(event.value)
             self.render_rows()
             return
         if event.what == "all":
@@ -322,35 +335,21 @@ class SessionBrowser(Vertical):
         ws, agent = self.workspace, self.agent
         assert ws is not None
         assert agent is not None
-        open_in = ws.board.slot_showing(agent, info.session_id)
-        if action == "replay" and open_in is not None:
-            self.reload_or_show(ws, open_in)  # never a second session/load of a live session
-        elif action in ("replay", "resume"):
-            ws.open_listed(agent, info, replay=action == "replay")
+        if action in ("replay", "resume"):  # a search result: scrolled to what matched
+            hit = self.search.hits.get(info.session_id) if action == "replay" else None
+            open_row(self, ws, agent, info, replay=action == "replay", hit=hit)
         elif action == "fork":
             ws.fork(agent, info)
         elif action == "close":
             self.run_worker(ws.sessions.close_listed(agent, info), group="browser-close")
         elif action == "delete":
-            self.delete_sessions(ws, agent, self.rows.marked_infos() or [info])
+            infos = self.rows.marked_infos() or [info]
+            work = delete_rows(self.app, ws, agent, infos, self.set_status, self.deleted)
+            self.run_worker(work, group="browser-delete", exclusive=True, exit_on_error=False)
 
-    def reload_or_show(self, ws: Workspace, slot: SessionSlot) -> None:
-        """The session is already open in a tab: show it, or reload it from the agent."""
-        work = reload_or_show(self.app, ws, slot)
-        self.run_worker(work, group="browser-open", exclusive=True, exit_on_error=False)
-
-    def delete_sessions(self, ws: Workspace, agent: AgentRuntime, infos: list[SessionInfo]) -> None:
-        """Ask first (nothing is undone), then delete with progress."""
-
-        async def delete() -> None:
-            if not await confirm_delete(self.app, agent, infos):
-                self.set_status("Nothing was deleted.")
-                return
-            await ws.sessions.delete_listed(agent, infos)
-            self.show_progress(None)
-            self.render_rows()
-
-        self.run_worker(delete(), group="browser-delete", exclusive=True, exit_on_error=False)
+    def deleted(self) -> None:
+        self.show_progress(None)
+        self.render_rows()
 
     def action_focus_search(self) -> None:
         self.query_one("#browser-search").focus()

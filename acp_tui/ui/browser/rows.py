@@ -2,7 +2,8 @@
 
 Each row shows the title (or a fallback), a tag ("chat", "open", "local"), the relative time,
 for sessions from the local history the start of the id (as long as it takes to tell them apart:
-``id_chars``), the cwd and the extra roots. Below the rows sits one state row: "Loading…"
+``id_chars``), the cwd and the extra roots, and for a search result what matched (``extras``;
+see `acp_tui.ui.browser.row_text`). Below the rows sits one state row: "Loading…"
 while a page is in flight, the error (Enter retries or reloads), or the end of the list. The
 list tells its panel when the user has come near the end (by keyboard or by scrolling), so the
 next page is asked for lazily.
@@ -16,10 +17,9 @@ option, and the window grows by as many whenever the user comes near its end.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 from textual.binding import Binding
 from textual.content import Content
@@ -27,16 +27,15 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from acp_tui.client.history.session_list import SessionLister
-from acp_tui.client.history.session_text import (
-    age_text,
-    display_title,
-    distinct_prefix,
-    relative_time,
-)
+from acp_tui.client.history.session_text import age_text, distinct_prefix, relative_time
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.protocol.timestamps import parse_timestamp
-from acp_tui.ui.plain_text import LABEL_LIMIT, more_text, sanitize
+from acp_tui.ui.browser.row_text import (
+    RowState,
+    row_content,
+    state_content,
+)
+from acp_tui.ui.plain_text import more_text
 
 STATE_ROW = "state:"
 """Option ids of the state rows start with this (session ids never do)."""
@@ -44,115 +43,6 @@ NEAR_END = 3
 """Rows from the end at which the next page is asked for."""
 WINDOW = 500
 """How many more loaded rows get shown each time the user comes near the last one shown."""
-
-
-@dataclass(frozen=True, slots=True)
-class RowState:
-    """What the state row under the sessions says."""
-
-    kind: str  # "loading", "error", "end", "empty", "more" or "" for none
-    text: str = ""
-
-
-TITLE_CHARS = 72
-"""The most characters of a row's title and tags: two lines of the narrow browser."""
-
-
-def cut_title(title: str, chars: int) -> str:
-    """``title`` in at most ``chars`` characters (sanitised), ending with "…" when cut."""
-    text = " ".join(sanitize(title, LABEL_LIMIT).split())
-    if len(text) <= chars:
-        return text
-    return text[: max(chars - 1, 8)].rstrip() + "…"
-
-
-def short_path(path: str) -> str:
-    home = str(Path.home())
-    if path == home or path.startswith(home + "/"):
-        return "~" + path[len(home) :]
-    return path
-
-
-def row_content(
-    info: SessionInfo,
-    marked: bool,
-    tags: Sequence[str],
-    age: str | None = None,
-    id_chars: int = 0,
-) -> Content:
-    """A session's two or three lines (``age``: its relative time, when already known;
-    ``id_chars``: how much of the id to show, none when 0)."""
-    room = TITLE_CHARS - sum(len(tag) + 3 for tag in tags)
-    title = Content.assemble(
-        ("● " if marked else "  ", "$warning"), (cut_title(display_title(info), room), "bold")
-    )
-    for tag in tags:
-        title = Content.assemble(title, " ", (f"[{tag}]", "$accent"))
-    details = Content.assemble(
-        "  ", (relative_time(info.updated_at) if age is None else age, "$text-muted")
-    )
-    if id_chars:  # before the cwd: a long path wraps, not the id
-        session_id = info.session_id
-        shown = session_id if len(session_id) <= id_chars else session_id[:id_chars] + "…"
-        details = Content.assemble(
-            details, ("  ·  id ", "$text-muted"), (sanitize(shown, LABEL_LIMIT), "$text-muted")
-        )
-    details = Content.assemble(
-        details,
-        ("  ·  ", "$text-muted"),
-        (sanitize(short_path(info.cwd), LABEL_LIMIT), "$text-muted"),
-    )
-    lines = [title, details]
-    roots = info.additional_directories or []
-    if roots:
-        extra = ", ".join(sanitize(short_path(r), LABEL_LIMIT) for r in roots)
-        lines.append(Content.assemble("  ", (f"+ {extra}", "$text-muted")))
-    return Content("\n").join(lines)
-
-
-def state_content(state: RowState) -> Content:
-    style = {"error": "$error", "loading": "$accent"}.get(state.kind, "$text-muted")
-    return Content.assemble(("  " + sanitize(state.text), style))
-
-
-def row_state(lister: SessionLister, visible: Sequence[SessionInfo], *, busy: bool) -> RowState:
-    """The state row: an error (with what Enter does), "Loading…", empty, more or the end."""
-    if lister.error is not None:
-        again = "Enter or l: reload from the start" if lister.cursor_expired else "Enter: retry"
-        return RowState("error", f"⚠ {lister.error} ({again})")
-    if lister.waiting:
-        return RowState("loading", "Waiting for the agent…")
-    if lister.loading or busy:
-        return RowState("loading", "Loading…")
-    if lister.text and not visible:
-        return RowState("empty", "No loaded session matches the search")
-    if not lister.rows:
-        where = f"in {lister.cwd}" if lister.cwd is not None else "at all"
-        return RowState("empty", f"No sessions {where}")
-    if not lister.exhausted:
-        return RowState("more", "More below…")
-    return RowState("end", f"{len(lister.rows)} session(s)")
-
-
-def header_text(lister: SessionLister, agent_name: str, shown: int | None = None) -> str:
-    """The header: "Sessions", where they come from when local, the filters, and while a
-    search is typed how many of the loaded rows match it (``shown``)."""
-    lines = ["Sessions"]
-    if lister.local:
-        lines.append(f"From acp-tui's local history: {agent_name} cannot list sessions")
-    scope = "all directories" if lister.cwd is None else str(lister.cwd)
-    if lister.additional_directories is not None:
-        roots = ", ".join(str(d) for d in lister.additional_directories) or "none"
-        scope += f" + exactly [{roots}]"
-    lines.append(scope)
-    needle = lister.text.strip()
-    if needle and shown is not None:
-        loaded = len(lister.rows)
-        count = f"{shown} of {loaded} loaded match \u201c{needle}\u201d"
-        if not (lister.exhausted or lister.local):
-            count += " (more load as you scroll; A searches every session)"
-        lines.append(count)
-    return "\n".join(lines)
 
 
 @dataclass(slots=True)
@@ -166,6 +56,7 @@ class ShownRow:
     age: str
     id_chars: int
     option: Option
+    extra: Content | None = None
 
 
 def age_of(info: SessionInfo, when: datetime | None, now: datetime) -> str:
@@ -209,6 +100,8 @@ class SessionRows(OptionList):
         self.growing = False
         self.id_chars = 0
         """How much of each id the rows show (0: none; see ``show_rows``)."""
+        self.extras: Mapping[str, Content] = {}
+        """A line more under some rows, by session id (what a search matched there)."""
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self.check_near_end, init=False)
@@ -220,11 +113,14 @@ class SessionRows(OptionList):
         state: RowState,
         *,
         show_ids: bool = False,
+        extras: Mapping[str, Content] | None = None,
     ) -> None:
         """Replace the rows, keeping the highlighted session (or its position); at most
         ``window`` of them are shown, then a row counting the rest. ``show_ids``: each row shows
-        as much of its id as tells them all apart (local history)."""
+        as much of its id as tells them all apart (local history); ``extras``: a line more
+        under some rows, by session id."""
         self.id_chars = distinct_prefix(info.session_id for info in infos) if show_ids else 0
+        self.extras = extras or {}
         self.pending = None
         self.growing = False
         if len(infos) > self.window:
@@ -278,8 +174,9 @@ class SessionRows(OptionList):
         session_id = info.session_id
         marked = session_id in self.marked
         tags = tuple(self.tags.get(session_id, ()))
+        extra = self.extras.get(session_id)
         known = self.known.get(session_id)
-        if known is not None and known.info is info:
+        if known is not None and known.info is info and known.extra is extra:
             age = age_of(info, known.when, now)
             if (known.marked, known.tags, known.age, known.id_chars) == (
                 marked,
@@ -292,8 +189,9 @@ class SessionRows(OptionList):
         else:
             when = parse_timestamp(info.updated_at)
             age = age_of(info, when, now)
-        option = Option(row_content(info, marked, tags, age, self.id_chars), id=session_id)
-        row = ShownRow(info, marked, tags, when, age, self.id_chars, option)
+        content = row_content(info, marked, tags, age, self.id_chars, extra)
+        option = Option(content, id=session_id)
+        row = ShownRow(info, marked, tags, when, age, self.id_chars, option, extra)
         self.known[session_id] = row
         return row
 
@@ -313,6 +211,7 @@ class SessionRows(OptionList):
                 or row.marked != (session_id in marked)
                 or row.tags != tuple(tags.get(session_id, ()))
                 or row.id_chars != self.id_chars
+                or row.extra is not self.extras.get(session_id)
             ):
                 return 0
         return len(shown)
@@ -366,9 +265,9 @@ class SessionRows(OptionList):
         marked = info.session_id in self.marked
         known = self.known.get(info.session_id)
         age = known.age if known is not None else None
-        self.replace_option_prompt(
-            info.session_id, row_content(info, marked, self.tags_of(info), age, self.id_chars)
-        )
+        extra = self.extras.get(info.session_id)
+        content = row_content(info, marked, self.tags_of(info), age, self.id_chars, extra)
+        self.replace_option_prompt(info.session_id, content)
         if known is not None:
             known.marked = marked  # its option now shows the new mark
 
@@ -394,6 +293,7 @@ class SessionRows(OptionList):
             self.growing = True
             self.window += WINDOW
             infos, tags, state = self.pending
-            self.call_later(self.show_rows, infos, tags, state, show_ids=self.id_chars > 0)
+            ids = self.id_chars > 0
+            self.call_later(self.show_rows, infos, tags, state, show_ids=ids, extras=self.extras)
             return
         self.post_message(self.NearEnd())

@@ -8,6 +8,7 @@ no row for a session acp-tui created and left empty.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,13 +23,18 @@ ATTENTION_TAGS = {"permission": "needs you", "failed": "failed", "finished": "do
 
 
 def session_tags(
-    lister: SessionLister, ws: Workspace | None, agent: AgentRuntime | None
+    lister: SessionLister,
+    ws: Workspace | None,
+    agent: AgentRuntime | None,
+    rows: Container[str] | None = None,
 ) -> dict[str, list[str]]:
-    """The tags of the loaded rows that have any (thousands of rows may be loaded)."""
+    """The tags of the loaded rows (or of ``rows``, session ids) that have any (thousands of
+    rows may be loaded)."""
     tags: dict[str, list[str]] = {}
-    rows = lister.rows
-    if lister.local:
-        tags = {session_id: ["local"] for session_id in rows}
+    if rows is None:
+        rows = lister.rows
+        if lister.local:
+            tags = {session_id: ["local"] for session_id in rows}
     if ws is None or agent is None:
         return tags
     for slot in ws.board.slots_of(agent):

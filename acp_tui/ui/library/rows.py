@@ -15,10 +15,17 @@ from textual.content import Content
 from acp_tui.client.history.session_text import relative_time
 from acp_tui.client.workspace.every_agent import ListingStatus
 from acp_tui.store.library import LibraryRow, SearchHit, Snippet, agent_label
-from acp_tui.ui.browser.rows import short_path
+from acp_tui.ui.browser.row_text import short_path
 from acp_tui.ui.plain_text import LABEL_LIMIT, NAME_LIMIT, sanitize
 
-__all__ = ["agent_name", "hit_content", "listed_age", "row_content", "snippet_content"]
+__all__ = [
+    "agent_name",
+    "hit_content",
+    "listed_age",
+    "match_content",
+    "row_content",
+    "snippet_content",
+]
 
 
 def agent_name(row: LibraryRow, names: Mapping[str, str]) -> str:
@@ -78,11 +85,17 @@ def snippet_content(snippet: Snippet) -> Content:
     return Content.assemble(*pieces)
 
 
+def match_content(hit: SearchHit) -> Content:
+    """Where a search hit matched (``reply``, ``title``...) and the snippet, highlighted."""
+    label = hit.kind or hit.field
+    return Content.assemble(
+        (f"{sanitize(label, NAME_LIMIT)}: ", "$accent"), snippet_content(hit.snippet)
+    )
+
+
 def hit_content(
     hit: SearchHit, names: Mapping[str, str], statuses: Mapping[str, ListingStatus]
 ) -> Content:
     """A search hit: its session's row, then where it matched and the snippet."""
-    label = hit.kind or hit.field
-    line = Content.assemble("  ", (f"{sanitize(label, NAME_LIMIT)}: ", "$accent"))
-    line = Content.assemble(line, snippet_content(hit.snippet))
+    line = Content.assemble("  ", match_content(hit))
     return Content("\n").join([row_content(hit.row, names, statuses), line])

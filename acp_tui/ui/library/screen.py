@@ -6,15 +6,14 @@ agent is listed in the background, one at a time (`list_every_agent`), its statu
 the rows (``listing…``, ``N new``, ``failed: reason``), and the rows are read again after each.
 
 Typing searches the whole index instead (titles, directories, what was said; ids when the text
-looks like one): debounced, the stale search cancelled, reads on a thread, so typing never
-waits for a search. Ctrl+G picks the agent, Ctrl+O this directory or all, Ctrl+T only the
-sessions with exactly the current tab's extra roots (in order). Enter returns the
-row (and, for a search hit, where the match is); the caller opens it.
+looks like one) through `LibrarySearch`: debounced, the stale search cancelled, reads on a
+thread, so typing never waits for a search. Ctrl+G picks the agent, Ctrl+O this directory or
+all, Ctrl+T only the sessions with exactly the current tab's extra roots (in order). Enter
+returns the row (and, for a search hit, where the match is); the caller opens it.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,15 +25,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from acp_tui.client.history.list_pages import Scope
 from acp_tui.client.workspace.every_agent import ListingStatus, list_every_agent
-from acp_tui.store.library import Filters, LibraryRow, SearchCancelled, SearchHit
+from acp_tui.store.library import Filters, LibraryRow, SearchHit, SearchResults
 from acp_tui.ui.library.rows import hit_content, row_content
+from acp_tui.ui.library.search import PAGE, LibrarySearch
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
 
 if TYPE_CHECKING:
@@ -45,11 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["LibraryChoice", "LibraryScreen"]
 
 T = TypeVar("T")
-
-PAGE = 200
-"""Rows shown at most (newest first); the search narrows the rest."""
-DEBOUNCE = 0.12
-"""Seconds of no typing before a search starts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +111,8 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         self.rows: list[LibraryRow] = []
         self.hits: list[SearchHit] = []
         self.searching = False
-        self._debounce: Timer | None = None
-        self._cancel = threading.Event()
+        """The rows shown are a search's hits."""
+        self.searcher = LibrarySearch(self, self.hits_found, group="library-search")
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -180,10 +174,15 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
     def refresh_rows(self) -> None:
         text = self.query_one(Input).value
         if text.strip():
-            self.start_search(text)
+            self.searcher.start(self.library, text, self.filters())
         else:
-            self.searching = False
-            self.read_rows(self.filters())
+            self.show_rows()
+
+    def show_rows(self) -> None:
+        """Every session again (newest first), the search dropped."""
+        self.searcher.stop()
+        self.searching = False
+        self.read_rows(self.filters())
 
     @work(thread=True, exclusive=True, group="library-read", exit_on_error=False)
     def read_rows(self, filters: Filters) -> None:
@@ -192,7 +191,7 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
             self.app.call_from_thread(self.rows_read, page.rows)
 
     def rows_read(self, rows: list[LibraryRow]) -> None:
-        if self.searching:
+        if self.searching or self.searcher.pending:
             return
         self.rows = self.shown(rows, lambda row: row)
         self.render_options()
@@ -210,25 +209,9 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
                 kept.append(item)
         return kept
 
-    def start_search(self, text: str) -> None:
-        self._cancel.set()  # the stale search stops at its next step
-        self._cancel = cancel = threading.Event()
+    def hits_found(self, found: SearchResults) -> None:
         self.searching = True
-        self.search(text, self.filters(), cancel)
-
-    @work(thread=True, exclusive=True, group="library-read", exit_on_error=False)
-    def search(self, text: str, filters: Filters, cancel: threading.Event) -> None:
-        try:
-            found = self.library.search(text, filters, limit=PAGE, cancel=cancel)
-        except SearchCancelled:
-            return
-        if not cancel.is_set():
-            self.app.call_from_thread(self.hits_found, found.hits, cancel)
-
-    def hits_found(self, hits: list[SearchHit], cancel: threading.Event) -> None:
-        if cancel is not self._cancel or not self.searching:
-            return
-        self.hits = self.shown(hits, lambda hit: hit.row)
+        self.hits = self.shown(found.hits, lambda hit: hit.row)
         self.render_options()
 
     # -- listing every agent -------------------------------------------------------------------
@@ -251,14 +234,10 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
 
     @on(Input.Changed, "#library-search")
     def typed(self, event: Input.Changed) -> None:
-        if self._debounce is not None:
-            self._debounce.stop()
         if not event.value.strip():
-            self._cancel.set()
-            self.searching = False
-            self.read_rows(self.filters())
+            self.show_rows()
             return
-        self._debounce = self.set_timer(DEBOUNCE, lambda: self.start_search(event.value))
+        self.searcher.typed(self.library, event.value, self.filters())
 
     @on(Input.Submitted, "#library-search")
     def submitted(self) -> None:
@@ -297,5 +276,5 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         self.refresh_rows()
 
     def action_close(self) -> None:
-        self._cancel.set()
+        self.searcher.stop()
         self.dismiss(None)

@@ -9,8 +9,9 @@ come into view (others count with an estimated height), and only visible lines a
 Changes are flushed at most ~30 times a second, and a flush lays out and renders for a few
 milliseconds at most (LAYOUT_BUDGET, RENDER_BUDGET, and the lines' SCAN_BUDGET), going on in
 the next loop iteration, so the event loop never waits on the transcript's size; a frame is
-shown only once all of it is rendered (`FramePacer` says when one is due). The scroll size
-changes without a layout of the screen. `TranscriptView` adds the keys, the mouse and find.
+shown only once all of it is rendered (`FramePacer` says when one is due). A transcript that
+continues the one shown replaces it without a jump (`Handover`). The scroll size changes
+without a layout of the screen. `TranscriptView` adds the selection, the keys and find.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from acp_tui.client.session.transcript import Transcript
-from acp_tui.ui.transcript.blocks import BlockRef
 from acp_tui.ui.transcript.find import TranscriptSearch
 from acp_tui.ui.transcript.frames import FramePacer
+from acp_tui.ui.transcript.handover import Handover, continues, entry_at
 from acp_tui.ui.transcript.keys import BlockKeys
 from acp_tui.ui.transcript.lines import TranscriptLines
 from acp_tui.ui.transcript.painter import COMPONENT_CLASSES, DISPLAY_CSS, Painter, highlight
@@ -68,6 +69,8 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self._line_style: Style | None = None
         self._block_lines: range | None = None
         self.flushes = 0
+        self.handover: Handover | None = None
+        """The transcript laid out behind the one shown, to replace it (see `Handover`)."""
 
     # -- wiring ----------------------------------------------------------------------------
 
@@ -76,7 +79,15 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         return self.lines.transcript
 
     def show(self, transcript: Transcript, terminal_lookup: TerminalLookup | None = None) -> None:
-        """Display ``transcript`` and follow its changes."""
+        """Display ``transcript`` and follow its changes: at once from its end, or, when it
+        ends with what is shown, once laid out, where the view is (see `Handover`)."""
+        if self.handover is not None:
+            self.handover.cancel()
+            self.handover = None
+        if continues(self.lines.transcript, transcript, entry_at(self.lines, self.scroll_offset.y)):
+            self.handover = Handover(self.painter, self.lines, transcript, terminal_lookup)
+            self._go_on()
+            return
         if callable(self._unsubscribe):
             self._unsubscribe()
         self.lines.show(transcript, terminal_lookup)
@@ -95,6 +106,8 @@ class TranscriptDisplay(ScrollView, can_focus=True):
     def on_unmount(self) -> None:
         if callable(self._unsubscribe):
             self._unsubscribe()
+        if self.handover is not None:
+            self.handover.cancel()
 
     def on_resize(self) -> None:
         if self.following:  # e.g. the prompt grew: the end stays in view
@@ -174,6 +187,9 @@ class TranscriptDisplay(ScrollView, can_focus=True):
             return
         if self.scrollable_content_region.width <= 0:
             return  # hidden (a tab in the background): keep the lines for its width
+        if self.handover is not None:
+            self._hand_over(self.handover)
+            lines = self.lines
         following = self.following
         unmoved = (lines.moves, lines.height, self.scroll_offset.y)
         lines.resize(max(self.scrollable_content_region.width, 10))
@@ -211,9 +227,31 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         else:
             self.refresh()
 
+    def _hand_over(self, handover: Handover) -> None:
+        """Lay the new transcript out a while; once done, show it where the view is, at once."""
+        if not handover.lay_out(max(self.scrollable_content_region.width, 10), LAYOUT_BUDGET / 2):
+            self._go_on()
+            return
+        self.handover = None
+        y = None if self.following else handover.place(self.lines, self.scroll_offset.y)
+        if callable(self._unsubscribe):
+            self._unsubscribe()
+        self._unsubscribe = handover.unsubscribe
+        self.lines = self.keys.lines = self.search.lines = handover.lines
+        self.keys.selected = None
+        self.set_virtual_size(Size(self.lines.width, self.lines.height))
+        if y is not None:
+            self.scroll_to(y=y, animate=False, immediate=True, force=True)
+        self._follow = y is None
+        self._render_window(self._follow, time.perf_counter() + 1.0)  # no half frame
+        self.refresh()
+        self.handed_over()
+
+    def handed_over(self) -> None:
+        """The new transcript is shown (`TranscriptView` finds the find bar's query again)."""
+
     def _go_on(self) -> None:
-        """Flush again in the next loop iteration, after the callbacks ready meanwhile (a
-        message to the widget, as ``call_later`` posts, would run before them)."""
+        """Flush again in the next loop iteration, after the callbacks ready meanwhile."""
         if not self._going_on:
             self._going_on = True
             asyncio.get_running_loop().call_soon(self._continue)
@@ -285,13 +323,11 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self._seen_scroll_y = self.scroll_offset.y
 
     def set_virtual_size(self, size: Size) -> None:
-        """Set the scroll size without a layout of the whole screen.
-
-        ``virtual_size`` is a layout reactive: assigning it reflows and repaints every widget,
-        once a frame while a reply streams in. The view's own size never depends on it (it
-        fills its pane), so only its scrollbars are updated (a scrollbar that appears or goes
-        still lays the screen out, as ``show_vertical_scrollbar`` does that).
-        """
+        """Set the scroll size without a layout of the whole screen (``virtual_size`` is a
+        layout reactive: assigning it reflows and repaints every widget, once a frame while a
+        reply streams in). The view's own size never depends on it (it fills its pane), so only
+        its scrollbars are updated (a scrollbar that appears or goes still lays the screen out,
+        as ``show_vertical_scrollbar`` does that)."""
         if size == self.virtual_size:
             return
         self.set_reactive(TranscriptDisplay.virtual_size, size)
@@ -352,36 +388,7 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         block = self._block_lines
         return self.keys.selects(line) if block is None else line in block
 
-    # -- the selected block ----------------------------------------------------------------
-
-    @property
-    def selected(self) -> BlockRef | None:
-        """The block the keys act on (drawn only while the view has the focus)."""
-        return self.keys.selected
-
-    def in_view(self, ref: BlockRef) -> bool:
-        return self.keys.in_view(ref, self.scroll_offset.y, self.page_height)
-
-    def block_in_view(self, *, first: bool) -> BlockRef | None:
-        """The block on the first line in view (``first``), else on the last one."""
-        return self.keys.block_in_view(self.scroll_offset.y, self.page_height, first=first)
-
-    def select(self, ref: BlockRef | None, *, scroll: bool = True) -> None:
-        """Select ``ref`` and, with ``scroll``, bring it into view: the least move that shows
-        it whole (its lines rendered first), or its start when it is taller than a page."""
-        self.keys.selected = ref
-        if ref is not None and scroll:
-            lines = self.keys.lines_of(ref)
-            if lines:
-                self.render_range(lines.start, min(lines.stop, lines.start + self.page_height + 1))
-                target = self.keys.scroll_target(ref, self.scroll_offset.y, self.page_height)
-                if target is not None:
-                    self.jump(target)
-        self.refresh()
-        self.refresh_bindings()
+    # -- the selected block (the view's) ---------------------------------------------------
 
     def keep_a_selection(self) -> None:
-        """With the focus, a block is always selected (the focus shows by it), also when the
-        view had the focus before it had any block."""
-        if self.selected is None and self.has_focus:
-            self.select(self.block_in_view(first=False), scroll=False)
+        """With the focus, a block is always selected (see `TranscriptView`)."""

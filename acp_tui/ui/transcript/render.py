@@ -328,6 +328,10 @@ def warm_up_in_background() -> None:
 def _warm_up() -> None:
     from rich.console import Console
 
+    from acp_tui.store.transcripts import warm_up_replay
+
+    warm_up_replay()  # a session reopened shows its local copy's end at once
+
     try:
         console = Console(file=io.StringIO(), width=80, color_system="truecolor")
         sample = "# *Warm* up\n\n- a `b` [c](d)\n\n```python\ndef f(x):\n    return x\n```\n"

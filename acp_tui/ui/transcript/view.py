@@ -17,7 +17,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from acp_tui.ui.transcript import keys
-from acp_tui.ui.transcript.blocks import last_reply
+from acp_tui.ui.transcript.blocks import BlockRef, last_reply
 from acp_tui.ui.transcript.display import TranscriptDisplay
 from acp_tui.ui.transcript.lines import is_thought
 
@@ -59,6 +59,40 @@ class TranscriptView(TranscriptDisplay, can_focus=True):
         """The plain text of the lines in view."""
         top, height = self.scroll_offset.y, self.scrollable_content_region.height
         return [self.line_strip(n).text.rstrip() for n in range(top, top + height)]
+
+    # -- the selected block ----------------------------------------------------------------
+
+    @property
+    def selected(self) -> BlockRef | None:
+        """The block the keys act on (drawn only while the view has the focus)."""
+        return self.keys.selected
+
+    def in_view(self, ref: BlockRef) -> bool:
+        return self.keys.in_view(ref, self.scroll_offset.y, self.page_height)
+
+    def block_in_view(self, *, first: bool) -> BlockRef | None:
+        """The block on the first line in view (``first``), else on the last one."""
+        return self.keys.block_in_view(self.scroll_offset.y, self.page_height, first=first)
+
+    def select(self, ref: BlockRef | None, *, scroll: bool = True) -> None:
+        """Select ``ref`` and, with ``scroll``, bring it into view: the least move that shows
+        it whole (its lines rendered first), or its start when it is taller than a page."""
+        self.keys.selected = ref
+        if ref is not None and scroll:
+            lines = self.keys.lines_of(ref)
+            if lines:
+                self.render_range(lines.start, min(lines.stop, lines.start + self.page_height + 1))
+                target = self.keys.scroll_target(ref, self.scroll_offset.y, self.page_height)
+                if target is not None:
+                    self.jump(target)
+        self.refresh()
+        self.refresh_bindings()
+
+    def keep_a_selection(self) -> None:
+        """With the focus, a block is always selected (the focus shows by it), also when the
+        view had the focus before it had any block."""
+        if self.selected is None and self.has_focus:
+            self.select(self.block_in_view(first=False), scroll=False)
 
     # -- the mouse -------------------------------------------------------------------------
 
@@ -184,6 +218,13 @@ class TranscriptView(TranscriptDisplay, can_focus=True):
         found = self.search.step(step)
         self.show_match()
         return found
+
+    def handed_over(self) -> None:
+        """A transcript that continues the one shown replaced it (see `Handover`): the match
+        of the find bar's query is found again where the view is."""
+        if self.search.query:
+            self.search.find(self.search.query, self.scroll_offset.y)
+            self.show_match()
 
     def clear_find(self) -> None:
         self.search.clear()

@@ -182,6 +182,8 @@ class ChatPane(Vertical):
             view.show(transcript, lookup)
             if self.find_bar.is_open:  # the same query, in the transcript shown now
                 self.find_bar.search(self.find_bar.query_text)
+            if slot.preview is not None and slot.session is None and self.workspace is not None:
+                self.call_after_refresh(self.workspace.opening.preview_shown, slot)
         if options is not None:
             options.show(transcript)
         if slot.session is not None:

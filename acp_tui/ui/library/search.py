@@ -1,0 +1,103 @@
+"""Provides LibrarySearch: the history library searched from a widget as the user types.
+
+A search starts once typing pauses for `DEBOUNCE` seconds; a newer one cancels the one under
+way (its thread stops at its next step, see `Library.search`); the reads run on a worker
+thread, so typing never waits for a search. What a search found is handed to ``found`` on the
+event loop, and only if no newer search was asked for meanwhile. The every-agent view and the
+session browser both search through it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.dom import DOMNode
+from textual.timer import Timer
+
+from acp_tui.store.library import Filters, SearchCancelled, SearchResults
+
+if TYPE_CHECKING:
+    from acp_tui.store.library import Library
+
+__all__ = ["DEBOUNCE", "PAGE", "LibrarySearch"]
+
+DEBOUNCE = 0.12
+"""Seconds of no typing before a search starts."""
+PAGE = 200
+"""Sessions found at most (the search narrows the rest)."""
+
+
+class LibrarySearch:
+    """Searches for ``host`` (its timers and workers); results go to ``found``."""
+
+    def __init__(
+        self, host: DOMNode, found: Callable[[SearchResults], object], *, group: str
+    ) -> None:
+        self.host = host
+        self.found = found
+        self.group = group
+        self.text = ""
+        """The text searched for (or about to be), blank when none."""
+        self.pending = False
+        """A search is due or under way (what is shown is older)."""
+        self._timer: Timer | None = None
+        self._cancel = threading.Event()
+
+    def typed(self, library: Library, text: str, filters: Filters) -> None:
+        """Search for ``text`` once typing pauses (blank: stop searching)."""
+        self._stop_timer()
+        if not text.strip():
+            self.stop()
+            return
+        self.text, self.pending = text, True
+        self._timer = self.host.set_timer(DEBOUNCE, partial(self.start, library, text, filters))
+
+    def start(self, library: Library, text: str, filters: Filters) -> None:
+        """Search for ``text`` now; the search under way, if any, stops."""
+        self._stop_timer()
+        self._cancel.set()
+        self._cancel = cancel = threading.Event()
+        self.text, self.pending = text, True
+        work = partial(self._search, library, text, filters, cancel)
+        self.host.run_worker(work, thread=True, group=self.group, exit_on_error=False)
+
+    def again(self, library: Library, filters: Filters) -> None:
+        """Search for the same text again (with ``filters``): once typing pauses, if it has
+        not yet, else now."""
+        if not self.text.strip():
+            return
+        if self._timer is not None:
+            self.typed(library, self.text, filters)
+        else:
+            self.start(library, self.text, filters)
+
+    def stop(self) -> None:
+        """No more searching: the search due or under way is dropped."""
+        self._stop_timer()
+        self._cancel.set()
+        self.text, self.pending = "", False
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _search(
+        self, library: Library, text: str, filters: Filters, cancel: threading.Event
+    ) -> None:
+        """On the worker thread."""
+        try:
+            found = library.search(text, filters, limit=PAGE, cancel=cancel)
+        except SearchCancelled:
+            return
+        if not cancel.is_set():
+            self.host.app.call_from_thread(self._deliver, found, cancel)
+
+    def _deliver(self, found: SearchResults, cancel: threading.Event) -> None:
+        if cancel is not self._cancel or cancel.is_set():
+            return  # a newer search was asked for meanwhile
+        self.pending = False
+        self.found(found)
