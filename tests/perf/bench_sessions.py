@@ -27,6 +27,7 @@ from typing import Any
 import gen_demo_data
 from textual import events
 from textual.app import App
+from textual.widgets import Input
 
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.process.command import AgentCommand
@@ -133,35 +134,53 @@ async def measure(app: AcpApp, sessions: int) -> dict[str, Any]:
         await tick
         loaded = len(panel.lister.rows)
 
-        # -- the text filter, key by key ------------------------------------------------------
+        # -- the search, key by key: each key on screen (no stall), then its results -------
+        # The browser's `/` searches the history library (every session of the agent, its
+        # text too), debounced; without a library it filters the loaded rows.
         panel.action_focus_search()
         await pilot.pause()
+        search = panel.search
+        field = app.chat.query_one("#browser-search", Input)
         keys: list[float] = []
+        results: list[float] = []
         typed = ""
         for char in NEEDLE:
             typed += char
-            expected = sum(
-                1 for i in panel.lister.rows.values() if typed in (i.title or "").casefold()
-            )
 
-            def filtered(text: str = typed, count: int = expected) -> bool:
-                return panel.lister.text == text and session_rows(rows) == count
+            def echoed(text: str = typed) -> bool:
+                return field.value == text
 
-            frames.arm(filtered)
+            def found(text: str = typed) -> bool:
+                if not search.active:  # no library: the loaded rows are filtered
+                    return panel.lister.text == text
+                return (
+                    search.searcher.text == text
+                    and not search.searcher.pending
+                    and search.found is not None
+                )
+
+            frames.arm(echoed)
             started = time.perf_counter()
             send_key(app, char)
             keys.append(await frames.shown_time() - started)
+            if not found():
+                frames.arm(found)
+                results.append(await frames.shown_time() - started)
+            else:
+                results.append(keys[-1])
         matches = session_rows(rows)
     return {
         "bench": "session_list",
         "sessions": sessions,
         "first_page_ms": round(first_page * 1000, 1),
         "filter_ms": round(max(keys) * 1000, 1),
+        "search_results_ms": round(max(results) * 1000, 1),
         "max_stall_ms": round(ticker.max_gap * 1000, 1),
         "page_all_s": round(page_all, 3),
         "pages": pages,
         "rows_loaded": loaded,
         "filter_keys_ms": [round(k * 1000, 1) for k in keys],
+        "search_results_keys_ms": [round(k * 1000, 1) for k in results],
         "filter_matches": matches,
     }
 
