@@ -201,7 +201,7 @@ async def test_the_browser_closing_mid_turn_stops_the_agent_and_the_session_can_
         tab = await open_chat(again, served)
         await tab.press("b", modifiers=CTRL)
         # The list has the focus (its keys are in the footer); this page's own session is first.
-        await tab.wait_screen(lambda text: prompt in text and "Mark r Resume" in text, 30)
+        await tab.wait_screen(lambda text: prompt in text and "Mark R Resume" in text, 30)
         await tab.press("down")
         await tab.press("enter")  # replay it
         text = await tab.wait_screen(lambda text: "❯ " + prompt in text, 30)
