@@ -5,9 +5,8 @@ Everything the app writes to the database runs here, one short transaction at a 
 event loop never waits for SQLite and never holds the GIL long on its behalf (SQLite releases it
 in its C calls; the Python work per step is bounded by ``catchup.BATCH_LINES``); a big first
 build runs in a child process instead (see `ChildBuild`), this thread relaying its progress.
-Priorities: the
-UI's writes first (a rename, a listed page), then the transcripts being recorded, then the
-build, which yields to both between steps.
+Priorities: the UI's writes first (a rename, a listed page), then the transcripts being
+recorded, then the build, which yields to both between steps.
 
 * **Build** (at start, and after any trouble): every agent folder's local index and library
   file are merged into the database, then every transcript is caught up, oldest session first
