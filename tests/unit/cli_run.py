@@ -1,4 +1,5 @@
-"""Runs an `acp-tui` command in the test's own process, as a subprocess would run it."""
+"""Runs an `acp-tui` command as the tests need it: as a process, or in the test's own process
+as that process would run it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,21 @@ from acp_tui.demo_agent.in_process import AgentStderr
 
 TIMEOUT = 60
 """The longest a command may take (as the subprocesses' timeout)."""
+
+
+def run_process(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m acp_tui ARGV` as a process, with this test's environment (its ACP_TUI_HOME),
+    no stdin and its output kept."""
+    return subprocess.run(
+        [sys.executable, "-m", "acp_tui", *argv],
+        env=os.environ.copy(),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
 
 
 def run_here(argv: list[str], cwd: Path | None) -> subprocess.CompletedProcess[str]:

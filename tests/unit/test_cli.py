@@ -18,22 +18,14 @@ from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.config.paths import Paths
 from acp_tui.config.settings import Settings, settings_to_toml
 from acp_tui.config.strict import validate
+from tests.unit.cli_run import run_process
 
 TIMEOUT = 60
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`python -m acp_tui ARGS` with this test's environment (its ACP_TUI_HOME), no stdin."""
-    return subprocess.run(
-        [sys.executable, "-m", "acp_tui", *args],
-        env=os.environ.copy(),
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    return run_process(list(args), cwd)
 
 
 def test_version() -> None:

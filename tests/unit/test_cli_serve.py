@@ -13,21 +13,13 @@ import pytest
 from acp_tui.commands import serve as serve_module
 from acp_tui.commands.serve import serve_command
 from tests.terminal import Terminal, acp_tui_argv
+from tests.unit.cli_run import run_process
 
 TIMEOUT = 60
 
 
 def run_serve(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "acp_tui", "serve", *args],
-        env=os.environ.copy(),
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    return run_process(["serve", *args], cwd)
 
 
 def test_help_names_every_option_and_the_risk() -> None:

@@ -32,7 +32,7 @@ from acp_tui.demo_agent.store import SessionRecord, SessionStore
 from acp_tui.protocol.errors import RpcError
 from acp_tui.store.transcripts import TranscriptCache
 from tests import in_process
-from tests.unit.cli_run import run_here
+from tests.unit.cli_run import run_here, run_process
 from tests.unit.client.agent.agent_helpers import WAIT
 from tests.unit.client.agent.test_client_v2 import demo
 from tests.unit.test_protocol_timestamps import local_wall_clock
@@ -60,19 +60,7 @@ def run(
         argv += ["--protocol", str(protocol)]
     if agent is not None:
         argv += ["--", *agent]
-    if in_process.wanted():
-        result = run_here(argv, cwd)
-    else:
-        result = subprocess.run(
-            [sys.executable, "-m", "acp_tui", *argv],
-            env=os.environ.copy(),
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
+    result = run_here(argv, cwd) if in_process.wanted() else run_process(argv, cwd)
     assert "Traceback" not in result.stderr, result.stderr
     assert "Traceback" not in result.stdout, result.stdout
     return result
