@@ -216,11 +216,11 @@ async def new_session_flow(app: App[int], ws: Workspace, slot: SessionSlot) -> N
         if choice is None:
             return
         chosen = None if choice == CURRENT else choice
-    offer = await ws.offer_new_session(slot, chosen, settings)
+    offer = await ws.offers.offer(slot, chosen, settings)
     if offer is None:
         return
     dialog = RootsDialog(
         offer.cwd, offer.roots, offer.recent, supported=offer.supported, reason=offer.reason
     )
     result = await ask(app, dialog)
-    ws.open_offered(offer, result.roots if result is not None else None)
+    ws.offers.open(offer, result.roots if result is not None else None)

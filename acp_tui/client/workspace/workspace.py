@@ -19,6 +19,8 @@ what they share is its `Board`. Everything else is done by its parts, by name:
   (`acp_tui.client.workspace.questions`);
 * ``ws.notices``: the agents' notices, said in their session's tab, also those that come
   before the tab shows it (`acp_tui.client.workspace.notices`);
+* ``ws.offers``: a new session beside another, once its extra roots are chosen
+  (`acp_tui.client.workspace.roots_offer`);
 * ``ws.shell``, the user's ``!`` commands; ``ws.config``, the settings read again on demand;
   ``ws.unused``, the sessions left empty (deleted on the way out, else not listed).
 
@@ -36,7 +38,7 @@ from types import TracebackType
 import anyio
 
 from acp_tui.client.agent.agent_client import connect
-from acp_tui.client.agent.launch import LaunchError, LaunchSpec, resolve_launch
+from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.agent.wire_log import WireLogFile
 from acp_tui.client.errors import AgentError, what_to_try
 from acp_tui.client.history import continuing
@@ -53,18 +55,16 @@ from acp_tui.client.workspace.notices import Notices
 from acp_tui.client.workspace.opening import Opening
 from acp_tui.client.workspace.prompt_queue.sending import PromptQueue
 from acp_tui.client.workspace.questions import Questions
-from acp_tui.client.workspace.roots_offer import RootsOffer
+from acp_tui.client.workspace.roots_offer import NewSessionOffers
 from acp_tui.client.workspace.shell import ShellCommands
 from acp_tui.client.workspace.slots import OpenExisting, OpenFork, OpenNew, SessionSlot
 from acp_tui.client.workspace.unused_sessions import UnusedSessions
 from acp_tui.config.paths import Paths, get_paths
-from acp_tui.config.settings import Settings
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.store.recent_roots import recent_roots_for_project
 from acp_tui.store.transcripts import TranscriptCache
 
-__all__ = ["RootsOffer", "Workspace"]
+__all__ = ["Workspace"]
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,14 @@ class Workspace:
         self.unused = UnusedSessions(self.board, self.cache)
         self.shell = ShellCommands(self.board, self.questions.terminal_policy)
         self.config = ConfigReload(self.paths.config_file, lambda: list(self.agents.values()))
+        self.offers = NewSessionOffers(
+            self.board,
+            self.paths,
+            lambda: self.config.settings,
+            self.agent_for,
+            self.release,
+            self.open_new,
+        )
         self.hooks = Hooks(
             agent_changed=self.board.agent_changed,
             agent_up=self.agent_up,
@@ -320,54 +328,6 @@ class Workspace:
             )
         else:
             self.open_new(agent, launch.cwd, launch.additional_directories)
-
-    async def offer_new_session(
-        self, beside: SessionSlot, agent_name: str | None = None, settings: Settings | None = None
-    ) -> RootsOffer | None:
-        """Get a new session beside ``beside`` ready: on its agent, or on the configured agent
-        ``agent_name`` (started now, its own extra roots proposed). None when the agent cannot
-        be started (said in a Notice; one started only for this is stopped again)."""
-        agent, cwd, roots = beside.agent, beside.cwd, beside.additional_directories
-        if agent_name is not None:
-            try:
-                launch = resolve_launch(
-                    cwd=cwd,
-                    agent_name=agent_name,
-                    command=None,
-                    settings=settings or self.config.settings,
-                    paths=self.paths,
-                    protocol=None,
-                )
-            except LaunchError as exc:
-                self.board.emit(Notice(f"Cannot start {agent_name}: {exc}", "error"))
-                return None
-            agent = self.agent_for(launch)
-            roots = launch.additional_directories
-        if not agent.alive:
-            self.board.emit(Notice(f"Starting {agent.display_name}…"))
-            try:
-                await agent.wait_ready()
-            except Exception as exc:
-                self.board.emit(Notice(f"{agent.display_name} did not start: {exc}", "error"))
-                self.release(agent)
-                return None
-        caps = agent.capabilities
-        if caps is None:
-            return None
-        supported, reason = caps.additional_directories, caps.why_not("additional_directories")
-        return RootsOffer(agent, cwd, roots, self.recent_roots(cwd), supported, reason)
-
-    def open_offered(self, offer: RootsOffer, roots: tuple[Path, ...] | None) -> None:
-        """Open the offered session with the extra ``roots`` chosen; None (the user changed
-        their mind) stops an agent started only for it."""
-        if roots is None:
-            self.release(offer.agent)
-        else:
-            self.open_new(offer.agent, offer.cwd, roots)
-
-    def recent_roots(self, cwd: Path) -> list[Path]:
-        """The extra roots used lately with ``cwd``, most recent first."""
-        return recent_roots_for_project(cwd, self.paths).load()
 
     def _add_slot(
         self, agent: AgentRuntime, intent: OpenNew | OpenExisting | OpenFork, *, focus: bool

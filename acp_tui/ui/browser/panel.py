@@ -367,7 +367,7 @@ class SessionBrowser(Vertical):
     def action_choose_roots(self) -> None:
         """The extra-roots filter, in the roots dialog (offering the listed sessions' roots)."""
         cwd = self.project
-        recent = self.workspace.recent_roots(cwd) if self.workspace is not None else []
+        recent = self.workspace.offers.recent_roots(cwd) if self.workspace is not None else []
         offered = offered_roots(self.lister.rows.values(), recent)
         self.query_one(BrowserFilters).choose_roots(cwd, offered)
 

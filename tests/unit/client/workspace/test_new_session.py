@@ -28,12 +28,12 @@ async def test_a_new_session_on_the_tabs_agent_offers_the_recent_roots_and_opens
     async with workspace(acp_home, project) as (ws, watch):
         first = ws.open_new(ws.agent_for(demo_spec(tmp_path / "demo", project)))
         await watch.until(lambda: first.state == "ready")
-        offer = await ws.offer_new_session(first)
+        offer = await ws.offers.offer(first)
         assert offer is not None
         assert offer.agent is first.agent
         assert (offer.cwd, offer.roots, offer.recent) == (project, (), [extra])
         assert offer.supported
-        ws.open_offered(offer, (extra,))
+        ws.offers.open(offer, (extra,))
         await watch.until(lambda: len(ws.slots) == 2 and ws.slots[1].state == "ready")
         assert ws.slots[1].additional_directories == (extra,)
         assert ws.current is ws.slots[1]
@@ -47,12 +47,12 @@ async def test_another_agent_is_started_for_the_new_session_and_stopped_when_it_
     async with workspace(acp_home, project) as (ws, watch):
         first = ws.open_new(ws.agent_for(demo_spec(tmp_path / "demo", project)))
         await watch.until(lambda: first.state == "ready")
-        offer = await ws.offer_new_session(first, "other", settings)
+        offer = await ws.offers.offer(first, "other", settings)
         assert offer is not None
         assert offer.agent is not first.agent
         assert offer.agent.alive
         assert "Starting Other…" in [n.text for n in watch.of(Notice)]
-        ws.open_offered(offer, None)
+        ws.offers.open(offer, None)
         await watch.until(lambda: offer.agent.state == "stopped")
         assert ws.slots == [first]
 
@@ -66,8 +66,8 @@ async def test_an_agent_that_cannot_start_is_said_and_stopped(
     async with workspace(acp_home, project) as (ws, watch):
         first = ws.open_new(ws.agent_for(demo_spec(tmp_path / "demo", project)))
         await watch.until(lambda: first.state == "ready")
-        assert await ws.offer_new_session(first, "broken", settings) is None
-        assert await ws.offer_new_session(first, "unknown", settings) is None
+        assert await ws.offers.offer(first, "broken", settings) is None
+        assert await ws.offers.offer(first, "unknown", settings) is None
         errors = [n.text for n in watch.of(Notice) if n.level == "error"]
         assert any(e.startswith("Broken did not start: ") for e in errors), errors
         assert any(e.startswith("Cannot start unknown: ") for e in errors), errors
@@ -85,7 +85,7 @@ async def test_the_agent_started_for_a_new_session_follows_the_terminal_setting(
     async with workspace(acp_home, project) as (ws, watch):
         first = ws.open_new(ws.agent_for(demo_spec(tmp_path / "demo", project)))
         await watch.until(lambda: first.state == "ready")
-        offer = await ws.offer_new_session(first, "other", settings)
+        offer = await ws.offers.offer(first, "other", settings)
         assert offer is not None
         assert offer.agent.launch.settings.terminal == "deny"
-        ws.open_offered(offer, None)
+        ws.offers.open(offer, None)
