@@ -26,6 +26,7 @@ from textual.content import Content
 from acp_tui.ui.messages import CommandTyped, OptionChosen
 from acp_tui.ui.slash import parse_prompt
 from acp_tui.ui.startup import StandIn, replace_stand_in
+from acp_tui.ui.widgets.pane_queue import PaneQueue
 from acp_tui.ui.widgets.pane_views import PANE_VIEWS, new_view
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_line import StatusLine
@@ -40,12 +41,10 @@ if TYPE_CHECKING:
     from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.context_bar import ContextBar
     from acp_tui.ui.widgets.find_bar import FindBar
-    from acp_tui.ui.widgets.queue_view import Queued, QueueView
+    from acp_tui.ui.widgets.queue_view import QueueView
     from acp_tui.ui.widgets.session_options import SessionOptions
 
 __all__ = ["ChatPane"]
-
-EARLY_REASON = "sent once the agent has started"
 
 
 class ChatPane(Vertical):
@@ -85,10 +84,8 @@ class ChatPane(Vertical):
         self.history = history
         self.slot: SessionSlot | None = None
         self.workspace: Workspace | None = None
-        self.early: list[Queued] = []
-        """Prompts sent before the Workspace existed (handed over in `bind`)."""
-        self.editing_queued: int | None = None
-        """The queued prompt taken into the editor: the next send replaces it, in its place."""
+        self.queue = PaneQueue()
+        """The prompts waiting to be sent (kept here before the Workspace exists)."""
         self._status_line: StatusLine | None = None
         self._status_shown = ""
 
@@ -161,9 +158,7 @@ class ChatPane(Vertical):
     def bind(self, slot: SessionSlot, workspace: Workspace) -> None:
         """Show ``slot`` from now on; prompts sent before are handed to the Workspace."""
         self.slot, self.workspace = slot, workspace
-        early, self.early = self.early, []
-        for prompt in early:
-            workspace.prompts.submit(slot, prompt.text)
+        self.queue.bind(slot, workspace)
         self.show_session()
 
     def show_session(self) -> None:
@@ -232,11 +227,10 @@ class ChatPane(Vertical):
         slot, queue = self.slot, self.queue_view
         if queue is None:
             return  # it has not arrived yet (see `queue_arrives`)
-        if slot is None:
-            queue.show_queue(self.early, EARLY_REASON)
-        else:
-            queued = [Queued(p.id, p.text, p.editing) for p in slot.queue]
-            queue.show_queue(queued, slot.queue_reason(), paused=slot.queue.paused)
+        shown = self.queue.shown()
+        queued = [Queued(*prompt) for prompt in shown.prompts]
+        queue.show_queue(queued, shown.reason, paused=shown.paused)
+        if slot is not None:
             self.query_one(ContextBar).show_context(
                 [f"!{c.command} · {c.lines} lines · {c.how_it_ended}" for c in slot.context]
             )
@@ -280,35 +274,24 @@ class ChatPane(Vertical):
         if parsed.kind != "text":  # acp-tui's command, or a ! command: the App runs it
             self.post_message(CommandTyped(parsed, event.text))
             return
-        if self.slot is None or self.workspace is None:
-            from acp_tui.ui.widgets.queue_view import Queued
-
-            self.early.append(Queued(-len(self.early) - 1, event.text))
-            self.refresh_queue()
-            return
-        editing, self.editing_queued = self.editing_queued, None
-        prompts = self.workspace.prompts
-        if editing is None or not prompts.edit_queued(self.slot, editing, event.text):
-            prompts.submit(self.slot, event.text, event.attachments)
+        self.queue.send(event.text, event.attachments)
+        if self.slot is None:
+            self.refresh_queue()  # kept here: the Workspace's events show the others
 
     # The queue's, the context bar's and the find bar's messages are handled by name: the
     # first frame does without their modules.
 
     def on_queue_view_resume_requested(self, event: QueueView.ResumeRequested) -> None:
         event.stop()
-        if self.slot is not None and self.workspace is not None:
-            self.workspace.prompts.resume(self.slot)
+        self.queue.resume()
         self.prompt.focus()
 
     def on_queue_view_edit_requested(self, event: QueueView.EditRequested) -> None:
         """Into the editor, after the draft; sent, it replaces the queued one in its place."""
         event.stop()
-        if self.slot is not None and self.workspace is not None:
-            held = self.workspace.prompts.hold_for_edit(self.slot, event.prompt_id)
-            text = held.text if held is not None else None
-            self.editing_queued = event.prompt_id if held is not None else None
-        else:
-            text = self.take_queued(event.prompt_id)
+        text = self.queue.take_for_edit(event.prompt_id)
+        if self.slot is None:
+            self.refresh_queue()
         if text is not None:
             prompt = self.prompt
             prompt.load_text(text if not prompt.text.strip() else f"{prompt.text}\n{text}")
@@ -317,18 +300,9 @@ class ChatPane(Vertical):
 
     def on_queue_view_remove_requested(self, event: QueueView.RemoveRequested) -> None:
         event.stop()
-        self.take_queued(event.prompt_id)
-
-    def take_queued(self, prompt_id: int) -> str | None:
-        if self.slot is None or self.workspace is None:
-            for item in self.early:
-                if item.id == prompt_id:
-                    self.early.remove(item)
-                    self.refresh_queue()
-                    return item.text
-            return None
-        taken = self.workspace.prompts.remove_queued(self.slot, prompt_id)
-        return taken.text if taken is not None else None
+        self.queue.take(event.prompt_id)
+        if self.slot is None:
+            self.refresh_queue()
 
     @on(PromptInput.TakeOffAttachment)
     def on_context_bar_remove_requested(
