@@ -120,8 +120,9 @@ class SessionBrowser(Vertical):
     def set_width(self, width: Width) -> None:
         was_hidden = self.width == "hidden"
         self.width = width
-        self.set_class(width == "narrow", "-narrow")
-        self.set_class(width == "wide", "-wide")
+        # Only the panel's own rules name these: restyle it, not every row under it (25 ms).
+        self.update_classes({"-narrow": width == "narrow", "-wide": width == "wide"}, update=False)
+        self.app.stylesheet.update_nodes([self])
         if width == "hidden":
             self.action_back()
             return

@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 __all__ = ["QuietFooter"]
 
@@ -64,12 +65,18 @@ class QuietFooter(Footer):
         keys = [w for w in widgets if not w.has_class("-command-palette")]
         palette = [w for w in widgets if w.has_class("-command-palette")]
         room = width - sum(key_width(w) + 1 for w in palette)  # its left border
+        shown: list[Widget] = []
         for widget in keys:
             room -= key_width(widget) + 1  # the margin after each key
             if room < -1:  # the last key's margin may be cut off
                 break
+            shown.append(widget)
+        for widget in (*shown, *palette):
+            if isinstance(widget, FooterKey):
+                # Compact before it is mounted: set after (by its data binding), the class
+                # restyled each key on its own, a millisecond a key at every recompose.
+                widget.add_class("-compact", update=False)
             yield widget
-        yield from palette
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._laid_out_for:
