@@ -24,6 +24,13 @@ from tests.in_process import REAL_AGENT, InProcessConnect
 
 REPO = Path(__file__).resolve().parent.parent
 
+# Python's bytecode cache for this run and every process it starts, whatever the machine says
+# (PYTHONDONTWRITEBYTECODE): without it each of the workers compiled acp-tui and rewrote the
+# test modules' asserts afresh (14 s of CPU each), and each agent or app process a test starts
+# compiled what it imports. The caches are `__pycache__` folders, ignored by git.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 def _share_parsed_css() -> None:
     """Parse each piece of CSS once per test process, not once per app.

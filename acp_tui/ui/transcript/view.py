@@ -32,6 +32,7 @@ class TranscriptView(TranscriptDisplay, can_focus=True):
 
     empty_hint: tuple[str, ...] = ()
     """What an empty chat shows: what to try (the pane says it, for its agent)."""
+    _hint_wrapped: tuple[tuple[int, tuple[str, ...]] | None, list[str]] = (None, [])
 
     def render_line(self, y: int) -> Strip:
         if self.lines.height or not self.empty_hint:
@@ -44,11 +45,15 @@ class TranscriptView(TranscriptDisplay, can_focus=True):
         return Strip([Segment(f"  {hint[y]}", style)]).crop_extend(0, width, self.rich_style)
 
     def hint_lines(self, width: int) -> list[str]:
-        """The empty chat's hint, wrapped to ``width``, after a blank line."""
-        lines = [""]
-        for paragraph in self.empty_hint:
-            lines.extend(textwrap.wrap(paragraph, max(width - 4, 20)) or [""])
-        return lines
+        """The empty chat's hint, wrapped to ``width``, after a blank line (wrapped once per
+        width and hint: each line of each frame asks)."""
+        key = (width, self.empty_hint)
+        if self._hint_wrapped[0] != key:
+            lines = [""]
+            for paragraph in self.empty_hint:
+                lines.extend(textwrap.wrap(paragraph, max(width - 4, 20)) or [""])
+            self._hint_wrapped = (key, lines)
+        return self._hint_wrapped[1]
 
     def plain_lines(self) -> list[str]:
         """Everything, rendered, as plain text lines (for tests; renders what was not yet)."""

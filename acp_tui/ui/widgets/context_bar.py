@@ -61,6 +61,8 @@ class ContextBar(OptionList):
 
     def show_context(self, labels: Sequence[str]) -> None:
         """Show one row per attachment (hidden when there is none)."""
+        if self.option_count and list(labels) == self.labels:
+            return  # the pane asks on every change of its slot; rebuilding restyles the rows
         keep = self.highlighted
         self.labels = list(labels)
         options = [Option(Content.styled(HEADER, "dim"), disabled=True)]

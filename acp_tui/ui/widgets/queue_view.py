@@ -82,9 +82,14 @@ class QueueView(OptionList):
         super().__init__(id=id)
         self.queued: list[Queued] = []
         self.paused = False
+        self._shown: tuple[list[Queued], str, bool] | None = None
 
     def show_queue(self, queued: Sequence[Queued], reason: str, *, paused: bool = False) -> None:
         """Show ``queued`` (hidden when empty), under a line saying why they wait."""
+        shown = (list(queued), reason, paused)
+        if shown == self._shown:
+            return  # the pane asks on every change of its slot; rebuilding restyles the rows
+        self._shown = shown
         keep = self.highlighted
         self.queued = list(queued)
         self.paused = paused
