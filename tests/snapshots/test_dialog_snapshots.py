@@ -23,7 +23,7 @@ from acp_tui.ui.dialogs.terminal import TerminalDialog
 from acp_tui.ui.widgets.root_tree import PathInput, RootTree
 from tests.app.test_terminal_dialog import Host as TerminalHost
 from tests.snapshots.test_browser_snapshots import Place, build_app, fixed_place
-from tests.snapshots.test_chat_snapshots import Compare, ready, settle, until
+from tests.snapshots.test_chat_snapshots import Compare, ready, settle, steady_prompt, until
 
 SIZE = (120, 44)
 """A roomy screen; the browser's roots filter shows the same dialog on a 36-row one."""
@@ -76,6 +76,7 @@ def test_roots_dialog_when_the_agent_cannot_take_extra_roots(
     )
 
     async def run(pilot: Pilot[int]) -> None:
+        await steady_prompt(pilot)  # under the dialog, its blink made the screenshot vary
         await until(pilot, lambda: isinstance(pilot.app.screen, RootsDialog))
         dialog = roots_dialog(pilot)
         assert not dialog.supported
