@@ -11,13 +11,22 @@ of the same shape with their texts joined, when anything else arrives or the blo
 
 The joined notification has exactly the keys of the first chunk, so it parses with whatever
 dialect the session speaks, and it means the same to the transcript as its parts did.
+
+Some updates each replace the whole of one state of a session: a plan (always the full list),
+the available commands, the config options, the current mode, the usage. A run of them of one
+kind for one session, nothing else between, means what its last one means: ``LatestRun`` holds
+the last one parsed (each is still parsed, so a malformed one is skipped and said as ever) and
+hands it on when anything else arrives or the block ends. A flood of 10,000 plans so costs
+the app a parse each, and the rest (applying, recording, indexing, showing) once per block.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ChunkRun", "text_chunk"]
+from acp_tui.protocol import updates as v1u
+
+__all__ = ["SUPERSEDING", "ChunkRun", "LatestRun", "text_chunk"]
 
 CHUNK_KINDS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
 
@@ -90,3 +99,52 @@ class ChunkRun:
         update = dict(first["update"])
         update["content"] = {"type": "text", "text": "".join(texts)}
         return {"sessionId": first["sessionId"], "update": update}
+
+
+SUPERSEDING: tuple[type[Any], ...] = (
+    v1u.PlanUpdate,
+    v1u.AvailableCommandsUpdate,
+    v1u.ConfigOptionUpdate,
+    v1u.CurrentModeUpdate,
+    v1u.UsageUpdate,
+)
+"""The parsed updates each of which replaces the whole state the one before it set (the
+transcript keeps nothing of a plan, command list, option list, mode or usage it replaced)."""
+
+
+class LatestRun:
+    """The last of a run of superseding updates of one kind for one session (see above)."""
+
+    __slots__ = ("key", "latest", "superseded")
+
+    def __init__(self) -> None:
+        self.key: tuple[str, type[Any]] | None = None
+        self.latest: Any = None
+        self.superseded = 0
+        """How many updates the held one replaced (all runs so far)."""
+
+    @staticmethod
+    def supersedes(events: list[Any]) -> bool:
+        """Whether parsed ``events`` are one update a later one of its kind replaces whole."""
+        return len(events) == 1 and type(events[0]) in SUPERSEDING
+
+    def add(self, session_id: str, update: Any) -> bool:
+        """Hold ``update`` in place of the one held; False when it does not continue the run
+        (take the held one first)."""
+        key = (session_id, type(update))
+        if self.key is None:
+            self.key = key
+        elif key != self.key:
+            return False
+        else:
+            self.superseded += 1
+        self.latest = update
+        return True
+
+    def take(self) -> tuple[str, Any] | None:
+        """The session and the update held (None when nothing is); resets."""
+        if self.key is None:
+            return None
+        held = (self.key[0], self.latest)
+        self.key = self.latest = None
+        return held
