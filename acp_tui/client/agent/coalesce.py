@@ -13,11 +13,13 @@ The joined notification has exactly the keys of the first chunk, so it parses wi
 dialect the session speaks, and it means the same to the transcript as its parts did.
 
 Some updates each replace the whole of one state of a session: a plan (always the full list),
-the available commands, the config options, the current mode, the usage. A run of them of one
-kind for one session, nothing else between, means what its last one means: ``LatestRun`` holds
-the last one parsed (each is still parsed, so a malformed one is skipped and said as ever) and
-hands it on when anything else arrives or the block ends. A flood of 10,000 plans so costs
-the app a parse each, and the rest (applying, recording, indexing, showing) once per block.
+the available commands, the config options, the current mode, the usage; and a session's
+title and time, of which each ``session_info_update`` replaces those it gives. A run of them of
+one kind for one session, nothing else between (for session info: each giving at least what
+the one before gave), means what its last one means: ``LatestRun`` holds the last one parsed
+(each is still parsed, so a malformed one is skipped and said as ever) and hands it on when
+anything else arrives or the block ends. A flood of 10,000 plans so costs the app a parse
+each, and the rest (applying, recording, indexing, showing) once per block.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 from acp_tui.protocol import updates as v1u
 
-__all__ = ["SUPERSEDING", "ChunkRun", "LatestRun", "text_chunk"]
+__all__ = ["SUPERSEDING", "ChunkRun", "LatestRun", "covers", "text_chunk"]
 
 CHUNK_KINDS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
 
@@ -101,15 +103,30 @@ class ChunkRun:
         return {"sessionId": first["sessionId"], "update": update}
 
 
-SUPERSEDING: tuple[type[Any], ...] = (
-    v1u.PlanUpdate,
-    v1u.AvailableCommandsUpdate,
-    v1u.ConfigOptionUpdate,
-    v1u.CurrentModeUpdate,
-    v1u.UsageUpdate,
+SUPERSEDING: frozenset[type[Any]] = frozenset(
+    {
+        v1u.PlanUpdate,
+        v1u.AvailableCommandsUpdate,
+        v1u.ConfigOptionUpdate,
+        v1u.CurrentModeUpdate,
+        v1u.UsageUpdate,
+        v1u.SessionInfoUpdate,
+    }
 )
 """The parsed updates each of which replaces the whole state the one before it set (the
-transcript keeps nothing of a plan, command list, option list, mode or usage it replaced)."""
+transcript keeps nothing of a plan, command list, option list, mode or usage it replaced), or,
+for session info, the part of it that it gives (`covers`)."""
+_INFO_FIELDS = frozenset({"title", "updated_at"})
+
+
+def covers(update: Any, held: Any) -> bool:
+    """Whether ``update`` replaces everything ``held`` (of the same kind) set: a session info
+    update gives at least the fields the held one gave (omitted ones are left as they were)."""
+    if isinstance(update, v1u.SessionInfoUpdate):
+        given: set[str] = update.model_fields_set & _INFO_FIELDS
+        held_given: set[str] = held.model_fields_set & _INFO_FIELDS
+        return given >= held_given
+    return True
 
 
 class LatestRun:
@@ -134,7 +151,7 @@ class LatestRun:
         key = (session_id, type(update))
         if self.key is None:
             self.key = key
-        elif key != self.key:
+        elif key != self.key or not covers(update, self.latest):
             return False
         else:
             self.superseded += 1

@@ -12,7 +12,6 @@ from acp_tui.client.agent.dialects import dialect_for
 from acp_tui.client.agent.inbox import UpdateInbox
 from acp_tui.client.session.entries import MessageEntry, NoticeEntry, PlanEntryBlock
 from acp_tui.client.session.live_session import LiveSession
-from acp_tui.client.session.transcript import Change
 from acp_tui.protocol.updates import (
     AgentMessageChunk,
     AvailableCommandsUpdate,
@@ -188,12 +187,34 @@ def test_the_last_of_a_v2_run_is_applied() -> None:
 
 def test_drained_once_per_block_not_once_per_update() -> None:
     fx = Fixture()
-    changes: list[Change] = []
-    fx.sessions["s1"].transcript.subscribe(changes.append)
     for n in range(5):
-        fx.take({"sessionUpdate": "session_info_update", "title": f"title {n}"})
+        fx.take({"sessionUpdate": "_custom_kind", "n": n})
     assert fx.drains == 0
-    assert fx.sessions["s1"].transcript.title == "title 4"  # applied meanwhile, each of them
+    assert fx.sessions["s1"].transcript.unknown_updates == 5  # applied meanwhile, each of them
     fx.inbox.apply_held()
     assert fx.drains == 1
     assert len(fx.seen) == 5
+
+
+def info(**fields: str) -> dict[str, Any]:
+    return {"sessionUpdate": "session_info_update", **fields}
+
+
+def test_session_info_is_held_while_each_gives_what_the_one_before_gave() -> None:
+    fx = Fixture()
+    when = "2026-01-01T00:00:00Z"
+    fx.take(info(title="one"))
+    fx.take(info(title="two", updatedAt=when))  # gives the title and more: replaces it
+    fx.take(info(updatedAt=when))  # no title: the one before is applied first
+    fx.take(info(title="three"))  # no time: the one before is applied first
+    fx.take(info(title="four"))
+    fx.inbox.apply_held()
+    given = [(u.model_fields_set & {"title", "updated_at"}, u.title) for _sid, u in fx.seen]
+    assert given == [
+        ({"title", "updated_at"}, "two"),
+        ({"updated_at"}, None),
+        ({"title"}, "four"),
+    ]
+    transcript = fx.sessions["s1"].transcript
+    assert transcript.title == "four"
+    assert transcript.updated_at == when
