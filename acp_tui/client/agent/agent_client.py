@@ -116,7 +116,7 @@ class AgentClient(SessionCalls):
         """How the negotiated protocol version spells every call (set by ``initialize``)."""
         self.turns: dict[str, TurnWaiter] = {}
         self.inbox = UpdateInbox(self.sessions, self.turns, self.dialect)
-        self.connection.on_drain = self.inbox.apply_held
+        self.connection.on_drain = self.settle_updates = self.inbox.apply_held
         self.connection.on_notification_now = self.inbox.take_now
         self.connection.tap = tap
         # The inbox's: what the session calls and the recorder use of it.

@@ -9,7 +9,7 @@ one operation, :meth:`SessionCalls.reattach`, with or without replay; a turn end
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -69,6 +69,8 @@ class SessionCalls:
     exited: anyio.Event
     turns: dict[str, TurnWaiter]
     mcp_servers: Sequence[McpServerSpec]
+    settle_updates: Callable[[], None]
+    """Apply the updates the inbox holds back (see ``UpdateInbox.apply_held``)."""
 
     if TYPE_CHECKING:  # provided by AgentClient
 
@@ -126,6 +128,8 @@ class SessionCalls:
     def _adopt(self, session: LiveSession, modes: object, options: object) -> None:
         from acp_tui.protocol.session_config import SessionModeState
 
+        # What arrived before takes effect before: kept as early updates, applied below.
+        self.settle_updates()
         self.sessions[session.session_id] = session
         if isinstance(modes, SessionModeState):
             session.transcript.set_modes(modes)
@@ -148,6 +152,7 @@ class SessionCalls:
         session = LiveSession(session_id, cwd, tuple(additional_directories), self.task_group)
         if transcript is not None:
             session.transcript = transcript
+        self.settle_updates()  # what arrived before this request goes where it went before
         self.early_updates.pop(session_id, None)  # stale: from before this request
         self.gone.pop(session_id, None)  # opened again: its updates are wanted
         # Registered before the call so that replayed updates land in its transcript.

@@ -11,13 +11,24 @@ of the same shape with their texts joined, when anything else arrives or the blo
 
 The joined notification has exactly the keys of the first chunk, so it parses with whatever
 dialect the session speaks, and it means the same to the transcript as its parts did.
+
+Some updates each replace the whole of one state of a session: a plan (always the full list),
+the available commands, the config options, the current mode, the usage; and a session's
+title and time, of which each ``session_info_update`` replaces those it gives. A run of them of
+one kind for one session, nothing else between (for session info: each giving at least what
+the one before gave), means what its last one means: ``LatestRun`` holds the last one parsed
+(each is still parsed, so a malformed one is skipped and said as ever) and hands it on when
+anything else arrives or the block ends. A flood of 10,000 plans so costs the app a parse
+each, and the rest (applying, recording, indexing, showing) once per block.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ChunkRun", "text_chunk"]
+from acp_tui.protocol import updates as v1u
+
+__all__ = ["SUPERSEDING", "ChunkRun", "LatestRun", "covers", "text_chunk"]
 
 CHUNK_KINDS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
 
@@ -90,3 +101,67 @@ class ChunkRun:
         update = dict(first["update"])
         update["content"] = {"type": "text", "text": "".join(texts)}
         return {"sessionId": first["sessionId"], "update": update}
+
+
+SUPERSEDING: frozenset[type[Any]] = frozenset(
+    {
+        v1u.PlanUpdate,
+        v1u.AvailableCommandsUpdate,
+        v1u.ConfigOptionUpdate,
+        v1u.CurrentModeUpdate,
+        v1u.UsageUpdate,
+        v1u.SessionInfoUpdate,
+    }
+)
+"""The parsed updates each of which replaces the whole state the one before it set (the
+transcript keeps nothing of a plan, command list, option list, mode or usage it replaced), or,
+for session info, the part of it that it gives (`covers`)."""
+_INFO_FIELDS = frozenset({"title", "updated_at"})
+
+
+def covers(update: Any, held: Any) -> bool:
+    """Whether ``update`` replaces everything ``held`` (of the same kind) set: a session info
+    update gives at least the fields the held one gave (omitted ones are left as they were)."""
+    if isinstance(update, v1u.SessionInfoUpdate):
+        given: set[str] = update.model_fields_set & _INFO_FIELDS
+        held_given: set[str] = held.model_fields_set & _INFO_FIELDS
+        return given >= held_given
+    return True
+
+
+class LatestRun:
+    """The last of a run of superseding updates of one kind for one session (see above)."""
+
+    __slots__ = ("key", "latest", "superseded")
+
+    def __init__(self) -> None:
+        self.key: tuple[str, type[Any]] | None = None
+        self.latest: Any = None
+        self.superseded = 0
+        """How many updates the held one replaced (all runs so far)."""
+
+    @staticmethod
+    def supersedes(events: list[Any]) -> bool:
+        """Whether parsed ``events`` are one update a later one of its kind replaces whole."""
+        return len(events) == 1 and type(events[0]) in SUPERSEDING
+
+    def add(self, session_id: str, update: Any) -> bool:
+        """Hold ``update`` in place of the one held; False when it does not continue the run
+        (take the held one first)."""
+        key = (session_id, type(update))
+        if self.key is None:
+            self.key = key
+        elif key != self.key or not covers(update, self.latest):
+            return False
+        else:
+            self.superseded += 1
+        self.latest = update
+        return True
+
+    def take(self) -> tuple[str, Any] | None:
+        """The session and the update held (None when nothing is); resets."""
+        if self.key is None:
+            return None
+        held = (self.key[0], self.latest)
+        self.key = self.latest = None
+        return held

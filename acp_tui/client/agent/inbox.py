@@ -1,7 +1,10 @@
 """Provides UpdateInbox: the `session/update` notifications of one agent connection, applied in
 arrival order to the sessions they name.
 
-Text chunks of one message are held back and applied as one (`acp_tui.client.agent.coalesce`);
+Text chunks of one message are held back and applied as one, and of a run of updates each of
+which replaces the one before (plans, commands...) only the last is applied and recorded
+(`acp_tui.client.agent.coalesce`): what is held takes effect when anything else arrives, at the
+end of each block read and before a reply or a request (``apply_held``, the drain);
 an update in a big line is parsed in a worker thread (:func:`off_loop_if_big`) so the app does
 not freeze. Updates for a session not registered yet are kept for a while (an agent may send
 some right after its `session/new` answer, before the awaiting call registers the session);
@@ -21,7 +24,7 @@ from pydantic import ValidationError
 
 from acp_tui.client.agent import preencoded
 from acp_tui.client.agent.calls import TurnWaiter
-from acp_tui.client.agent.coalesce import ChunkRun, text_chunk
+from acp_tui.client.agent.coalesce import ChunkRun, LatestRun, text_chunk
 from acp_tui.client.agent.dialects import Dialect
 from acp_tui.client.agent.dialects.events import (
     AgentTerminalChanged,
@@ -108,6 +111,8 @@ class UpdateInbox:
         """How updates are spelled (the client sets the negotiated one at ``initialize``)."""
         self._held = ChunkRun()
         """Text chunks of one message held back to be applied as one (see ``coalesce``)."""
+        self._latest = LatestRun()
+        """The last of a run of updates each replacing the one before (see ``coalesce``)."""
         self.early_updates: dict[str, list[Event]] = {}
         """Updates for a session id not registered yet: an agent may send some (commands) right
         after its `session/new` reply, before the awaiting call has registered the session."""
@@ -131,11 +136,12 @@ class UpdateInbox:
         chunk = text_chunk(params)
         if chunk is not None:
             key, text = chunk
+            self._apply_latest()
             if not self._held.add(key, text, params):
-                self.apply_held()
+                self._apply_chunks()
                 self._held.add(key, text, params)
             return True
-        self.apply_held()
+        self._apply_chunks()
         self._apply_update(params)
         return True
 
@@ -155,18 +161,40 @@ class UpdateInbox:
 
     def apply_held(self) -> None:
         """Apply the text chunks held back, joined (the connection calls this when the
-        notifications read so far must take effect)."""
+        notifications read so far must take effect), and tell the ``drained`` listeners."""
+        self._apply_run()
+        self.drained.emit()
+
+    def _apply_run(self) -> None:
+        """Apply what is held back: the text chunks joined, or the last update of a run each
+        of which replaced the one before (one of the two at most). Not a drain: the recorder
+        flushes once per block read, not once per update."""
+        self._apply_chunks()
+        self._apply_latest()
+
+    def _apply_chunks(self) -> None:
         params = self._held.take()
         if params is not None:
             self._apply_update(params)
-        self.drained.emit()
+
+    def _apply_latest(self) -> None:
+        latest = self._latest.take()
+        if latest is not None:
+            self._apply_events(latest[0], [latest[1]])
 
     def _apply_update(self, params: Any) -> None:
         try:
             session_id, events = self._parse_update(params)
         except ValidationError as exc:
+            self._apply_latest()
             self._skip(params, exc)
             return
+        if self._latest.supersedes(events):
+            if not self._latest.add(session_id, events[0]):
+                self._apply_latest()
+                self._latest.add(session_id, events[0])
+            return
+        self._apply_latest()
         self._apply_events(session_id, events)
 
     def _skip(self, params: Any, exc: ValidationError) -> None:

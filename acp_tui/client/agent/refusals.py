@@ -74,7 +74,7 @@ def refuse_at_once(client: AgentClient, gate: QuestionGate, method: str, params:
     else:
         if params.get("mode") != "form":
             return NOT_NOW  # a URL question has its id to keep track of
-        request_, _form = check_request(params)
+        request_, _form = check_request(params, form=False)
         if request_.session_id != session_id:
             return NOT_NOW
         answer = DECLINED.to_wire()

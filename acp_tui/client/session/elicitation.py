@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
+from pydantic_core import to_json
 
 from acp_tui.client.safe_text import sanitize
 from acp_tui.client.session.browser_url import check_link
@@ -142,18 +143,25 @@ class UrlQuestions:
             del self.early[next(iter(self.early))]
 
 
-def check_request(params: Any) -> tuple[CreateElicitationRequest, Form | None]:
+def check_request(
+    params: Any, *, form: bool = True
+) -> tuple[CreateElicitationRequest, Form | None]:
     """Parse an `elicitation/create` this client can ask, or raise -32602 saying why not (its
-    fields and choices capped first: `acp_tui.protocol.held`)."""
+    fields and choices capped first: `acp_tui.protocol.held`). ``form=False``: as strictly,
+    for a question refused without asking, whose form is not built (None)."""
     hold_elicitation(params)
     request = CreateElicitationRequest.model_validate(params)
     scoped = request.session_id is not None or "request_id" in request.model_fields_set
     if not scoped:
         raise RpcError.invalid_params("an elicitation needs a sessionId or a requestId")
     if request.mode == "form":
-        if not isinstance(request.requested_schema, dict):
+        schema = request.requested_schema
+        if not isinstance(schema, dict):
             raise RpcError.invalid_params("a form elicitation needs a requestedSchema object")
-        return request, Form.of(ElicitationSchema.from_wire(request.requested_schema))
+        if not form:
+            _check_schema(schema)
+            return request, None
+        return request, Form.of(ElicitationSchema.from_wire(schema))
     if request.mode == "url":
         if not request.elicitation_id or request.url is None:
             raise RpcError.invalid_params("a URL elicitation needs an elicitationId and a url")
@@ -162,6 +170,29 @@ def check_request(params: Any) -> tuple[CreateElicitationRequest, Form | None]:
     raise RpcError.invalid_params(
         f"elicitation mode {shown!r} is not supported (this client asks forms and URLs)"
     )
+
+
+def _check_schema(schema: dict[str, Any]) -> None:
+    """Raise as ``check_request`` does when ``schema`` makes no form; a small schema read
+    before is not read again (a flood of 10,000 refused forms, one schema: most of its cost)."""
+    try:
+        key = to_json(schema)
+    except ValueError:  # (a lone surrogate): read it, not kept
+        key = b""
+    if key in _read_schemas:
+        return
+    Form.of(ElicitationSchema.from_wire(schema))
+    if key and len(key) <= SCHEMA_KEPT:
+        if len(_read_schemas) >= SCHEMAS_KEPT:
+            _read_schemas.clear()
+        _read_schemas[key] = None
+
+
+SCHEMA_KEPT = 4096
+SCHEMAS_KEPT = 64
+"""The small schemas (their JSON at most ``SCHEMA_KEPT`` bytes) known to make a form: at most
+``SCHEMAS_KEPT`` of them."""
+_read_schemas: dict[bytes, None] = {}
 
 
 def url_problem(url: str) -> str | None:

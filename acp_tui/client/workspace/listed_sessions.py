@@ -172,7 +172,11 @@ class ListedSessions:
         self.board.spawn(lambda: self._look_up_title(slot), f"title of slot {slot.id}")
 
     async def _look_up_title(self, slot: SessionSlot) -> None:
-        """Page through `session/list` of the slot's cwd until its session is found."""
+        """Page through `session/list` of the slot's cwd until its session is found.
+
+        The pages are read as they came (`titles_listed` takes raw rows): only a title and an
+        id are wanted of each row, and validating a page of 100,000 sessions after every turn
+        cost 0.4 s of CPU and 60 MB more at its peak."""
         agent, session = slot.agent, slot.session
         client = agent.client
         try:
@@ -180,12 +184,17 @@ class ListedSessions:
             for _page in range(TITLE_PAGES):
                 if client is None or session is None or session.title is not None:
                     return
-                page = await client.list_sessions(cwd=session.cwd, cursor=cursor)
-                self.titles_listed(agent, page.sessions)
-                if any(info.session_id == session.session_id for info in page.sessions):
+                page = await client.list_sessions_raw(cwd=session.cwd, cursor=cursor)
+                rows = page.get("sessions") if isinstance(page, dict) else None
+                if not isinstance(rows, list):
+                    log.info("no title for %s: session/list sent no list", slot.session_id)
                     return
-                cursor = page.next_cursor
-                if not cursor:
+                self.titles_listed(agent, rows)
+                wanted = session.session_id
+                if any(isinstance(row, dict) and row.get("sessionId") == wanted for row in rows):
+                    return
+                cursor = page.get("nextCursor")
+                if not isinstance(cursor, str) or not cursor:
                     return
         except (AgentError, RpcError) as exc:  # a title is not worth a login or an error
             log.info("could not look up the title of %s: %s", slot.session_id, exc)

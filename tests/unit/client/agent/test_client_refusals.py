@@ -3,6 +3,7 @@ its refusal would have been, and counted; anything else is served as usual."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -12,6 +13,8 @@ from pydantic import ValidationError
 
 from acp_tui.client.agent.dialects.v1 import V1Dialect
 from acp_tui.client.agent.refusals import refuse_at_once
+from acp_tui.client.session import elicitation
+from acp_tui.client.session.forms import Form
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.client.tools.terminal_gate import TerminalAsk, TerminalPolicy
 from acp_tui.protocol.connection import NOT_NOW
@@ -113,3 +116,32 @@ def test_a_malformed_question_refused_at_once_is_an_error_as_when_served(tmp_pat
             client(tmp_path), gate, "elicitation/create", {**FORM, "requestedSchema": None}
         )
     assert cast(list[object], gate.refusals) == []
+
+
+def test_refused_forms_of_one_schema_are_read_once_and_as_strictly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flood of forms of one schema: the schema is read (and its form built) once, not once
+    per refused form; one that makes no form is still an error, each time."""
+    built: list[object] = []
+    build = Form.of
+    monkeypatch.setattr(Form, "of", lambda schema: built.append(schema) or build(schema))
+    monkeypatch.setattr(elicitation, "_read_schemas", {}, raising=False)
+    gate = Gate("you refused all its questions")
+    schema = {"type": "object", "properties": {"only": {"type": "string", "title": "Only"}}}
+    for n in range(5):
+        answer = refuse_at_once(
+            client(tmp_path),
+            gate,
+            "elicitation/create",
+            {**FORM, "message": f"Question {n}", "requestedSchema": copy.deepcopy(schema)},
+        )
+        assert answer == {"action": "decline"}
+    assert len(built) == 1
+    assert len(gate.refusals) == 5
+    schemaless = {k: v for k, v in FORM.items() if k != "requestedSchema"}
+    for bad in ({**FORM, "requestedSchema": None}, schemaless):
+        for _ in range(2):
+            with pytest.raises(RpcError):  # -32602, as when served
+                refuse_at_once(client(tmp_path), gate, "elicitation/create", bad)
+    assert len(gate.refusals) == 5
