@@ -28,8 +28,29 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time of every thread of ``pid`` so far, to the nanosecond (Linux schedstat;
+    NaN elsewhere): unlike the wall time, it moves little with what else the machine runs."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as file:
+                total += int(file.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+    return total / 1e9
+
+
 def first_frame(argv: list[str], marker: bytes, env: dict[str, str], cwd: Path) -> float:
     """Seconds from fork to the first frame that shows ``marker``."""
+    return first_frame_and_cpu(argv, marker, env, cwd)[0]
+
+
+def first_frame_and_cpu(
+    argv: list[str], marker: bytes, env: dict[str, str], cwd: Path
+) -> tuple[float, float]:
+    """Seconds from fork to the first frame that shows ``marker``, and the CPU seconds the
+    program had used by then."""
     start = time.perf_counter()
     pid, fd = os.forkpty()
     if pid == 0:  # the child
@@ -37,7 +58,7 @@ def first_frame(argv: list[str], marker: bytes, env: dict[str, str], cwd: Path) 
         os.execvpe(argv[0], argv, env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     seen = b""
-    elapsed = float("nan")
+    elapsed = cpu = float("nan")
     deadline = start + 30
     try:
         while time.perf_counter() < deadline:
@@ -54,10 +75,11 @@ def first_frame(argv: list[str], marker: bytes, env: dict[str, str], cwd: Path) 
             at = seen.find(ALT_SCREEN)
             if at >= 0 and marker in seen[at:]:
                 elapsed = time.perf_counter() - start
+                cpu = cpu_seconds(pid)
                 break
     finally:
         stop(pid, fd)
-    return elapsed
+    return elapsed, cpu
 
 
 def stop(pid: int, fd: int) -> None:
@@ -103,16 +125,26 @@ def run(runs: int = 11) -> dict[str, Any]:
         app = [python, "-m", "acp_tui"]
         first_frame(bare, b"bare Textual", env, project)  # warm the file cache
         first_frame(app, b"ACP v1", env, project)
-        bare_times, app_times = [], []
+        bare_times, app_times, bare_cpu, app_cpu = [], [], [], []
         for _ in range(runs):
-            bare_times.append(first_frame(bare, b"bare Textual", env, project))
-            app_times.append(first_frame(app, b"ACP v1", env, project))
+            wall, cpu = first_frame_and_cpu(bare, b"bare Textual", env, project)
+            bare_times.append(wall)
+            bare_cpu.append(cpu)
+            wall, cpu = first_frame_and_cpu(app, b"ACP v1", env, project)
+            app_times.append(wall)
+            app_cpu.append(cpu)
     app_s = statistics.median(app_times)
     bare_s = statistics.median(bare_times)
+    app_c, bare_c = statistics.median(app_cpu), statistics.median(bare_cpu)
     return {
         "bench": "startup",
         "first_frame_s": round(app_s, 4),
         "bare_textual_first_frame_s": round(bare_s, 4),
         "ratio": round(app_s / bare_s, 3),
+        # The CPU each had used by its first frame: steadier than the wall time on a busy
+        # machine, where another process's burst lands on one run and not the next.
+        "first_frame_cpu_s": round(app_c, 4),
+        "bare_textual_first_frame_cpu_s": round(bare_c, 4),
+        "cpu_ratio": round(app_c / bare_c, 3),
         "runs": runs,
     }
