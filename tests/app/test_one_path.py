@@ -74,9 +74,12 @@ async def test_a_title_update_renders_the_status_line_once_and_the_rows_once(
         rows = Counted(app.chat.query_one(SessionBrowser), "render_rows")
         # As the agent sends it: through the connection's notification handler.
         update = {"sessionUpdate": "session_info_update", "title": "A brand new name"}
-        await app.client.connection.on_notification(
+        connection = app.client.connection
+        await connection.on_notification(
             "session/update", {"sessionId": session_id, "update": update}
         )
+        if connection.on_drain is not None:
+            connection.on_drain()  # the end of the block read, as the read loop says it
         shown = app.chat.query_one(SessionRows)
         await wait_for(
             pilot,
