@@ -5,6 +5,7 @@ Enter opens the result scrolled to the message that matched."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -147,3 +148,38 @@ async def test_typing_fast_searches_once_the_typing_pauses(
         field.value = ""
         await wait_for(pilot, lambda: not panel(app).search.active)
         assert any("the lighthouse keeper" in t for t in row_texts(app))  # the listed rows again
+
+
+async def test_results_of_older_text_never_show_as_the_newer_texts(
+    make_app: Callable[..., AcpApp], monkeypatch: Any
+) -> None:
+    """Typing again while a search runs drops it: what it finds (for the older text) is not
+    shown, nor said to be the newer text's results, while that one waits for its pause."""
+    from acp_tui.store.library import Library
+
+    app = make_app()
+    _first, second = await seed_sessions(app, [["alpha topic"], ["beta topic"]])
+    release = threading.Event()
+    real = Library.search
+
+    def search(self: Library, text: str, *args: Any, **kwargs: Any) -> Any:
+        if text == "alpha":
+            release.wait(30)  # the first search is slow
+        return real(self, text, *args, **kwargs)
+
+    monkeypatch.setattr(Library, "search", search)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_browser(pilot, app)
+            browser = panel(app)
+            searcher = browser.search.searcher
+            field = browser.query_one("#browser-search", Input)
+            field.value = "alpha"
+            await wait_for(pilot, lambda: searcher._timer is None and searcher.pending)
+            field.value = "beta"
+            await wait_for(pilot, lambda: searcher.text == "beta")
+            release.set()  # "alpha" is found now, after "beta" was typed
+            await wait_for(pilot, lambda: not searcher.pending)
+            assert found(app) == [second]
+    finally:
+        release.set()

@@ -47,8 +47,10 @@ class LibrarySearch:
         self._cancel = threading.Event()
 
     def typed(self, library: Library, text: str, filters: Filters) -> None:
-        """Search for ``text`` once typing pauses (blank: stop searching)."""
+        """Search for ``text`` once typing pauses (blank: stop searching); the search under
+        way, for older text, is dropped now (its results would show as this text's)."""
         self._stop_timer()
+        self._cancel.set()
         if not text.strip():
             self.stop()
             return
