@@ -550,3 +550,17 @@ async def test_an_expired_cursor_shows_an_error_row_and_reloads(
         await wait_for(pilot, lambda: len(calls(sent, "session/list")) > listed and settled(app))
         assert panel.lister.error is None
         assert "cursor" not in calls(sent, "session/list")[listed]
+
+
+async def test_a_page_arriving_while_the_app_quits_is_dropped(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    """On the way out the rows go before the panel: a page that arrives then is not shown (it
+    failed the page's worker, and the app with it, under load)."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_browser(pilot, app)
+        panel = browser(app)
+        await app.chat.query_one(SessionRows).remove()
+        panel.render_rows()  # what the page's worker does when the page is in
+        assert not panel.query(SessionRows)

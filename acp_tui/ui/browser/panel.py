@@ -205,8 +205,8 @@ class SessionBrowser(Vertical):
     # -- rendering -----------------------------------------------------------------------------
 
     def render_rows(self) -> None:
-        if not self.is_mounted or self.width == "hidden":  # showing it renders them
-            return
+        if not self.is_mounted or self.width == "hidden" or not self.query(SessionRows):
+            return  # showing it renders them; no rows: the app quits (a page came meanwhile)
         ws, agent, search = self.workspace, self.agent, self.search
         if search.active:
             infos, extras = search.rows()
