@@ -13,7 +13,8 @@ fresh index from it. Figures:
   on a shared 2-core machine other processes stall it too);
 * ``search_{word,phrase,prefix}_p50_ms`` / ``_p95_ms``: searches of each kind over that index
   (a page of 50 sessions with snippets; words of every frequency, planted phrases, 3- to
-  6-letter prefixes), each run several times; ``first_page_p50_ms`` / ``_p95_ms``: the merged
+  6-letter prefixes), each run several times; ``search_{kind}_200_*``: the same with the 200
+  sessions the app's views ask for; ``first_page_p50_ms`` / ``_p95_ms``: the merged
   browser's first page (100 rows, every agent, newest first; also one cwd's);
 * ``typing_max_stall_ms`` / ``typing_last_result_ms``: typing a query key by key (a key every
   70 ms, searches debounced by 120 ms and the stale one cancelled, each in a thread): the
@@ -29,7 +30,11 @@ fresh index from it. Figures:
 * ``live_cpu_ratio``: ``wire_stream``'s client CPU with the library fed live over without it
   (median of interleaved runs), and both ``us_per_update``.
 
-    python tests/perf/bench_history.py [build|search|live|tail|reopen|rss]   # parts (default: all)
+* ``ui_*``, ``rss_app_*``: the every-agent view in the app over that index: its first page,
+  typing queries into its search field, and the app's RSS over the empty app's (see
+  ``bench_library_ui``);
+
+    python tests/perf/bench_history.py [build|search|browser|rss|tail|reopen|live]   # parts
 """
 
 from __future__ import annotations
@@ -57,6 +62,8 @@ REPO = HERE.parent.parent
 SESSIONS = int(os.environ.get("HISTORY_BENCH_SESSIONS", "10000"))
 TURNS = int(os.environ.get("HISTORY_BENCH_TURNS", "100"))
 REPEAT = 5
+UI_PAGE = 200
+"""Sessions a search of the app's views asks for (``acp_tui.ui.library.search.PAGE``)."""
 
 
 def data_dir() -> Path:
@@ -78,13 +85,13 @@ def percentile(values: list[float], share: float) -> float:
 IDLE_SECONDS = 30.0
 
 
-async def build(root: Path, library_dir: Path) -> dict[str, Any]:
+async def build(root: Path, library_dir: Path, idle: float = IDLE_SECONDS) -> dict[str, Any]:
     library = Library(library_dir, root / "transcripts")
     ticker = Ticker()
     tick = asyncio.create_task(ticker.run())
     await asyncio.sleep(0.05)
     ticker.reset()
-    await asyncio.sleep(IDLE_SECONDS)  # the machine's own noise, with nothing else running
+    await asyncio.sleep(idle)  # the machine's own noise, with nothing else running
     idle = {"idle_max_stall_ms": round(ticker.max_gap * 1000, 1), "idle_stalls_over_50ms": 0}
     idle["idle_stalls_over_50ms"] = ticker.over_50ms
     ticker.reset()
@@ -143,14 +150,15 @@ def searches(root: Path, library_dir: Path) -> dict[str, Any]:
     library.wait_built()
     figures: dict[str, Any] = {}
     for kind, queries in QUERIES.items():
-        times = []
-        for query in queries:
-            for _ in range(REPEAT):
-                started = time.perf_counter()
-                library.search(query, limit=50)
-                times.append((time.perf_counter() - started) * 1000)
-        figures[f"search_{kind}_p50_ms"] = round(statistics.median(times), 1)
-        figures[f"search_{kind}_p95_ms"] = round(percentile(times, 0.95), 1)
+        for limit, suffix in ((50, ""), (UI_PAGE, f"_{UI_PAGE}")):
+            times = []
+            for query in queries:
+                for _ in range(REPEAT):
+                    started = time.perf_counter()
+                    library.search(query, limit=limit)
+                    times.append((time.perf_counter() - started) * 1000)
+            figures[f"search_{kind}{suffix}_p50_ms"] = round(statistics.median(times), 1)
+            figures[f"search_{kind}{suffix}_p95_ms"] = round(percentile(times, 0.95), 1)
     pages = []
     for filters in (Filters(), Filters(cwd="/home/me/src/project-7")):
         for _ in range(REPEAT * 2):
@@ -313,7 +321,7 @@ def load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-PARTS = ("build", "search", "rss", "tail", "reopen", "live")
+PARTS = ("build", "search", "browser", "rss", "tail", "reopen", "live")
 
 
 def run(parts: tuple[str, ...] = PARTS) -> dict[str, Any]:
@@ -326,11 +334,16 @@ def run(parts: tuple[str, ...] = PARTS) -> dict[str, Any]:
             result[f"load_{part}"] = load()
             if part == "build":
                 result.update(asyncio.run(build(root, library_dir)))
-            elif part in ("search", "rss"):
+            elif part in ("search", "rss", "browser"):
                 if not any(library_dir.glob("index-*")):
-                    asyncio.run(build(root, library_dir))
-                measure = searches if part == "search" else rss
-                result.update(measure(root, library_dir))
+                    asyncio.run(build(root, library_dir, idle=0))
+                if part == "browser":
+                    import bench_library_ui
+
+                    result.update(bench_library_ui.run(root / "transcripts", library_dir))
+                else:
+                    measure = searches if part == "search" else rss
+                    result.update(measure(root, library_dir))
             elif part == "tail":
                 result.update(tails())
             elif part == "reopen":
