@@ -10,7 +10,9 @@ pipe takes them. Figures:
   ``us_per_update`` that over the updates;
 * ``max_stall_ms``: the longest event-loop stall meanwhile (a 5 ms ticker);
 * ``agent_blocked_s`` / ``agent_max_block_ms``: how long the agent's writes waited for the
-  client to read, in all and the longest single 64 KiB write.
+  client to read, in all and the longest single 64 KiB write;
+* ``library_thread_cpu_s``: of ``client_cpu_s``, the history library's thread's (indexing the
+  reply as it is recorded; None without the library).
 
 ``wire_replay``: the ``replay`` benchmark's measurement (`session/load` of an N-turn session from
 the demo agent, see ``bench_replay``) with the client's CPU time: ``interactive_s``,
@@ -64,6 +66,10 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         assert session is not None
         assert app.workspace is not None
         transcript = session.transcript
+        if not os.environ.get("WIRE_BENCH_NO_LIBRARY"):  # open, as it is a moment after start
+            await wait(
+                lambda: app.workspace is not None and app.workspace.cache.library is not None
+            )
         frames = Frames(app)
 
         def done() -> bool:
@@ -79,6 +85,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
 
         tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
+        library_cpu = thread_cpu("history-library")
         cpu = time.process_time()
         started = time.perf_counter()
         app.workspace.prompts.submit(slot, "stream the reply")
@@ -86,6 +93,8 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         frames.arm(done)
         shown = await frames.shown_time(within=300)
         cpu = time.process_time() - cpu
+        if library_cpu is not None:
+            library_cpu = (thread_cpu("history-library") or library_cpu) - library_cpu
         ticker.running = False
         await tick
         reply = transcript.entries[-1]
@@ -104,7 +113,23 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         "agent_blocked_s": agent["blocked_s"],
         "agent_max_block_ms": agent["max_block_ms"],
         "reply_parts": chunks,
+        "library_thread_cpu_s": round(library_cpu, 4) if library_cpu is not None else None,
     }
+
+
+def thread_cpu(name: str) -> float | None:
+    """The CPU time of this process's thread called ``name`` (its scheduler's count, in
+    nanoseconds: finer than its clock ticks), None when there is none."""
+    import threading
+
+    for thread in threading.enumerate():
+        if thread.name == name and thread.native_id is not None:
+            try:
+                with open(f"/proc/self/task/{thread.native_id}/schedstat") as stat:
+                    return int(stat.read().split()[0]) / 1e9
+            except OSError:
+                return None
+    return None
 
 
 def child_env(root: Path) -> dict[str, str]:

@@ -127,6 +127,12 @@ class Worker:
     def touched(self, agent_key: str, session_id: str, *, soon: bool = False) -> None:
         """Index this transcript's new lines shortly (cheap: called per recorded update)."""
         key = (agent_key, session_id)
+        if not soon and key in self._dirty:
+            # Due already (the usual case: every chunk of a streaming reply): nothing to
+            # change, so no lock. Without the lock the thread may take the key meanwhile, as
+            # it may with it just after; the line is then indexed at the next touch or the
+            # turn's end, which touches ``soon``.
+            return
         with self._cond:
             due = self._dirty.get(key)
             if due is not None and not soon:
