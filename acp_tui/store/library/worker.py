@@ -13,7 +13,9 @@ recorded, then the build, which yields to both between steps.
   (so the newest text gets the highest row numbers), with progress. On a complete database it
   only checks sizes: a second or so for ten thousand sessions.
 * **Live**: ``touched`` marks a transcript; it is indexed `DEBOUNCE` seconds later (at once
-  when a turn ends), so a streaming reply costs a few passes a second, not one per chunk.
+  when a turn ends), so a streaming reply costs a few passes a second, not one per chunk. A
+  transcript with more than `ASIDE_BYTES` to index (a long copy rewritten by a replay) waits
+  until its writing pauses and goes to a child process, as a big build does.
 * **Trouble**: a full disk (or any write error) stops indexing with one notice and is retried
   every `RETRY_AFTER` seconds; a damaged file is moved aside and rebuilt (one notice); "database
   is locked" (another acp-tui writing for longer than the busy timeout) is retried quietly.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -45,6 +48,11 @@ __all__ = ["DEBOUNCE", "LibraryStatus", "Worker"]
 log = logging.getLogger(__name__)
 
 DEBOUNCE = 0.5
+ASIDE_BYTES = 1_000_000
+"""A transcript with this much to index at once (a long copy rewritten whole) is indexed in a
+child process (~0.1 s of another core to start), not in the app's (~70 ms of the GIL a MB)."""
+MAX_WAIT = 5.0
+"""How long such a transcript may wait, at most, for its writing to pause."""
 RETRY_AFTER = 60.0
 PROGRESS_EVERY = 0.2
 
@@ -93,6 +101,8 @@ class Worker:
         self._jobs: deque[tuple[Job, Future[Any]]] = deque()
         self._dirty: dict[tuple[str, str], float] = {}
         self._places: dict[tuple[str, str], tuple[int, Path]] = {}
+        self._growing: dict[tuple[str, str], tuple[int, float]] = {}
+        """Long rewrites waiting for their writing to pause: (size seen, since when)."""
         self._conn: sqlite3.Connection | None = None
         self._stopping = False
         self._need_build = True
@@ -170,6 +180,7 @@ class Worker:
         with self._cond:
             self._places.pop((agent_key, session_id), None)
             self._dirty.pop((agent_key, session_id), None)
+            self._growing.pop((agent_key, session_id), None)
 
     def drop_place(self, agent_key: str, session_id: str) -> None:
         """Look the session's row up afresh next time (its row was deleted): lines recorded
@@ -241,23 +252,26 @@ class Worker:
                     if step.done:
                         break
 
-    def _build_aside(self, conn: sqlite3.Connection) -> bool:
-        """Build in a child process (see `ChildBuild`), serving the app's writes meanwhile;
-        False when it cannot start."""
-        child = ChildBuild.start(self.db_path, self.root)
+    def _build_aside(
+        self, conn: sqlite3.Connection, only: list[tuple[int, Path]] | None = None
+    ) -> bool:
+        """Build in a child process (see `ChildBuild`; ``only`` these transcripts), serving
+        the app's writes meanwhile; whether it ran to its end (False: it could not start, or
+        failed: what it left is indexed here)."""
+        child = ChildBuild.start(self.db_path, self.root, only)
         if child is None:
             return False
         self._aside = True
         try:
             while not child.finished:
                 progress = child.progress(PROGRESS_EVERY)
-                if progress is not None:
+                if progress is not None and only is None:
                     self._set_status(LibraryStatus("building", *progress), force=True)
                 self._serve(conn, wait=False)
         finally:
             self._aside = False
             child.stop()
-        return True
+        return child.error is None and child.process.returncode == 0
 
     def _serve(self, conn: sqlite3.Connection, *, wait: bool, at_most: float = 5.0) -> None:
         """Run the queued jobs and index the transcripts due; with ``wait``, first wait for
@@ -325,10 +339,43 @@ class Worker:
             with self._cond:
                 self._places[key] = place
         session, path = place
-        if not self._aside and pending_bytes(conn, session, path) >= CHILD_BYTES:
-            self._build_aside(conn)  # a long session's copy replaced by its replay, say
+        if pending_bytes(conn, session, path) >= ASIDE_BYTES:
+            # A long copy rewritten whole (the agent's replay replacing it): parsed here, it
+            # would take the GIL from the event loop for seconds, in turns. A child process
+            # indexes it once it stops growing (at most every `MAX_WAIT` seconds meanwhile).
+            if self._aside or self._still_written(key, path):
+                self._later(key)
+                return
+            done = self._build_aside(conn, [(session, path)])
+            if done and pending_bytes(conn, session, path) >= ASIDE_BYTES:
+                self._later(key)  # it grew that much meanwhile: the same way again
+                return
+        self._growing.pop(key, None)
         while not catch_up_step(conn, session, path).done:
             self._run_jobs(conn)
+
+    def _still_written(self, key: tuple[str, str], path: Path) -> bool:
+        """Whether the transcript grew since it was last looked at here (the first look
+        says yes), for at most `MAX_WAIT` seconds; never while a ``sync`` waits."""
+        with self._cond:
+            if self._idle_waiters:
+                return False
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            return False
+        now = time.monotonic()
+        seen = self._growing.get(key)
+        if seen is not None and (size == seen[0] or now - seen[1] >= MAX_WAIT):
+            del self._growing[key]
+            return False
+        self._growing[key] = (size, seen[1] if seen is not None else now)
+        return True
+
+    def _later(self, key: tuple[str, str]) -> None:
+        """Look at this transcript again in `DEBOUNCE` seconds."""
+        with self._cond:
+            self._dirty[key] = time.monotonic() + DEBOUNCE
 
     def _transaction(self, conn: sqlite3.Connection, job: Job) -> Any:
         conn.execute("BEGIN IMMEDIATE")
