@@ -30,7 +30,9 @@ fresh index from it. Figures:
 * ``live_cpu_ratio``: ``wire_stream``'s client CPU with the library fed live over without it
   (median of interleaved runs), and both ``us_per_update``; ``live_library_thread_cpu_s``:
   what the library's own thread took of it (the rest of its cost is the feed's calls on the
-  loop, and the noise of a shared machine is larger than both: read the runs too).
+  loop, and the noise of a shared machine is larger than both: read the runs too), and
+  ``live_library_all_cpu_s`` what indexing the reply took in all (after it was shown too, and
+  in a child process if any);
 
 * ``ui_*``, ``rss_app_*``: the every-agent view in the app over that index: its first page,
   typing queries into its search field, and the app's RSS over the empty app's (see
@@ -318,6 +320,9 @@ def live(runs: int = 5) -> dict[str, Any]:
         "live_max_stall_ms": median(True, "max_stall_ms"),
         "live_library_thread_cpu_s": round(
             float(statistics.median(r["library_thread_cpu_s"] or 0 for r in measured[True])), 3
+        ),
+        "live_library_all_cpu_s": round(
+            float(statistics.median(r["library_all_cpu_s"] or 0 for r in measured[True])), 3
         ),
     }
 

@@ -12,7 +12,9 @@ pipe takes them. Figures:
 * ``agent_blocked_s`` / ``agent_max_block_ms``: how long the agent's writes waited for the
   client to read, in all and the longest single 64 KiB write;
 * ``library_thread_cpu_s``: of ``client_cpu_s``, the history library's thread's (indexing the
-  reply as it is recorded; None without the library).
+  reply as it is recorded; None without the library), and ``library_all_cpu_s`` what indexing
+  the reply took in all: the thread's until the library is synced after the reply is shown,
+  and any child process it used.
 
 ``wire_replay``: the ``replay`` benchmark's measurement (`session/load` of an N-turn session from
 the demo agent, see ``bench_replay``) with the client's CPU time: ``interactive_s``,
@@ -86,6 +88,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
         library_cpu = thread_cpu("history-library")
+        children = children_cpu()
         cpu = time.process_time()
         started = time.perf_counter()
         app.workspace.prompts.submit(slot, "stream the reply")
@@ -93,8 +96,17 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         frames.arm(done)
         shown = await frames.shown_time(within=300)
         cpu = time.process_time() - cpu
+        library_all = None
         if library_cpu is not None:
-            library_cpu = (thread_cpu("history-library") or library_cpu) - library_cpu
+            started_cpu, library_cpu = library_cpu, (thread_cpu("history-library") or 0.0)
+            library_cpu -= started_cpu
+            # What indexing the reply took in all: also after it was shown, and in a child
+            # process if it went to one (the agent is still running: not counted).
+            library = app.workspace.cache.library
+            if library is not None:
+                await asyncio.to_thread(library.sync, 60)
+            library_all = (thread_cpu("history-library") or 0.0) - started_cpu
+            library_all += children_cpu() - children
         ticker.running = False
         await tick
         reply = transcript.entries[-1]
@@ -114,7 +126,16 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         "agent_max_block_ms": agent["max_block_ms"],
         "reply_parts": chunks,
         "library_thread_cpu_s": round(library_cpu, 4) if library_cpu is not None else None,
+        "library_all_cpu_s": round(library_all, 4) if library_all is not None else None,
     }
+
+
+def children_cpu() -> float:
+    """The CPU time of this process's children that ended (a build child, say)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def thread_cpu(name: str) -> float | None:
