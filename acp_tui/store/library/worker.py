@@ -14,7 +14,7 @@ recorded, then the build, which yields to both between steps.
   only checks sizes: a second or so for ten thousand sessions.
 * **Live**: ``touched`` marks a transcript; it is indexed `DEBOUNCE` seconds later (at once
   when a turn ends), so a streaming reply costs a few passes a second, not one per chunk. A
-  transcript with more than `ASIDE_BYTES` to index (a long copy rewritten by a replay) waits
+  copy rewritten whole with more than `ASIDE_BYTES` to index (a replay replacing it) waits
   until its writing pauses and goes to a child process, as a big build does.
 * **Trouble**: a full disk (or any write error) stops indexing with one notice and is retried
   every `RETRY_AFTER` seconds; a damaged file is moved aside and rebuilt (one notice); "database
@@ -39,7 +39,7 @@ from typing import Any, Literal
 from acp_tui.store.library import schema
 from acp_tui.store.library.build import BuildPlan, build_lock, plan_build
 from acp_tui.store.library.build_child import CHILD_BYTES, ChildBuild
-from acp_tui.store.library.catchup import catch_up_step, pending_bytes
+from acp_tui.store.library.catchup import catch_up_step, pending_text
 from acp_tui.store.library.rows import agent_id, session_row_id
 from acp_tui.store.names import agent_dir_name, transcript_name
 
@@ -49,8 +49,8 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE = 0.5
 ASIDE_BYTES = 1_000_000
-"""A transcript with this much to index at once (a long copy rewritten whole) is indexed in a
-child process (~0.1 s of another core to start), not in the app's (~70 ms of the GIL a MB)."""
+"""A copy rewritten whole with this much to index is indexed in a child process (~0.1 s of
+another core to start), not in the app's (~70 ms of the GIL a MB of replayed chunks)."""
 MAX_WAIT = 5.0
 """How long such a transcript may wait, at most, for its writing to pause."""
 RETRY_AFTER = 60.0
@@ -103,6 +103,9 @@ class Worker:
         self._places: dict[tuple[str, str], tuple[int, Path]] = {}
         self._growing: dict[tuple[str, str], tuple[int, float]] = {}
         """Long rewrites waiting for their writing to pause: (size seen, since when)."""
+        self._rewrites: set[tuple[str, str]] = set()
+        """Transcripts rewritten whole, indexed aside while they grow by much (see
+        `_goes_aside`)."""
         self._conn: sqlite3.Connection | None = None
         self._stopping = False
         self._need_build = True
@@ -181,6 +184,7 @@ class Worker:
             self._places.pop((agent_key, session_id), None)
             self._dirty.pop((agent_key, session_id), None)
             self._growing.pop((agent_key, session_id), None)
+            self._rewrites.discard((agent_key, session_id))
 
     def drop_place(self, agent_key: str, session_id: str) -> None:
         """Look the session's row up afresh next time (its row was deleted): lines recorded
@@ -339,7 +343,7 @@ class Worker:
             with self._cond:
                 self._places[key] = place
         session, path = place
-        if pending_bytes(conn, session, path) >= ASIDE_BYTES:
+        if self._goes_aside(key, *pending_text(conn, session, path)):
             # A long copy rewritten whole (the agent's replay replacing it): parsed here, it
             # would take the GIL from the event loop for seconds, in turns. A child process
             # indexes it once it stops growing (at most every `MAX_WAIT` seconds meanwhile).
@@ -347,12 +351,25 @@ class Worker:
                 self._later(key)
                 return
             done = self._build_aside(conn, [(session, path)])
-            if done and pending_bytes(conn, session, path) >= ASIDE_BYTES:
+            if done and pending_text(conn, session, path)[0] >= ASIDE_BYTES:
                 self._later(key)  # it grew that much meanwhile: the same way again
                 return
         self._growing.pop(key, None)
+        self._rewrites.discard(key)
         while not catch_up_step(conn, session, path).done:
             self._run_jobs(conn)
+
+    def _goes_aside(self, key: tuple[str, str], pending: int, replaced: bool) -> bool:
+        """Whether a child process should index this transcript: more than `CHILD_BYTES`
+        to index, or more than `ASIDE_BYTES` of a copy rewritten whole (until a look finds
+        it small: a replay goes on appending to it). A reply recorded live is appended to
+        the copy indexed, and stays here: past its cap, its chunks cost next to nothing."""
+        if pending >= CHILD_BYTES or (
+            pending >= ASIDE_BYTES and (replaced or key in self._rewrites)
+        ):
+            self._rewrites.add(key)
+            return True
+        return False
 
     def _still_written(self, key: tuple[str, str], path: Path) -> bool:
         """Whether the transcript grew since it was last looked at here (the first look

@@ -239,3 +239,30 @@ def test_a_rewrite_is_indexed_here_when_no_child_can_start(
         assert texts(library, "barnacle") == ["a replayed barnacle"]
     finally:
         library.close()
+
+
+def test_a_reply_recorded_live_is_indexed_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long reply streamed live is appended to the copy indexed: past its cap its chunks
+    cost next to nothing, and a child process (0.1 s of CPU to start) would cost more."""
+    record(tmp_path, 3)
+    started: list[object] = []
+    monkeypatch.setattr(
+        ChildBuild, "start", classmethod(lambda cls, db, root, only=None: started.append(only))
+    )
+    library = Library.under(tmp_path)
+    library.start()
+    cache = TranscriptCache(tmp_path / "transcripts", library=library)
+    try:
+        assert library.wait_built(60)
+        monkeypatch.setattr(worker_module, "ASIDE_BYTES", 1, raising=False)
+        turn(cache, "s-001", "one more question", "a streamed barnacle")  # appended
+        cache.note_session(AGENT, "s-new", cwd="/w", title="new")
+        turn(cache, "s-new", "a first question", "a first barnacle")  # a new copy
+        assert library.sync(60)
+        assert sorted(texts(library, "barnacle")) == ["a first barnacle", "a streamed barnacle"]
+        assert started == []
+    finally:
+        cache.close()
+        library.close()
