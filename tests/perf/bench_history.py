@@ -308,11 +308,13 @@ def live(runs: int = 5) -> dict[str, Any]:
             measured[fed].append(bench_wire.one_stream())
     os.environ.pop("WIRE_BENCH_NO_LIBRARY", None)
 
-    def median(fed: bool, key: str) -> float:
-        return round(float(statistics.median(r[key] for r in measured[fed])), 1)
+    def median(fed: bool, key: str, digits: int = 1) -> float:
+        return round(float(statistics.median(r[key] for r in measured[fed])), digits)
 
     return {
-        "live_cpu_ratio": round(median(True, "client_cpu_s") / median(False, "client_cpu_s"), 3),
+        "live_cpu_ratio": round(
+            median(True, "client_cpu_s", 4) / median(False, "client_cpu_s", 4), 3
+        ),
         "live_us_per_update": median(True, "us_per_update"),
         "without_us_per_update": median(False, "us_per_update"),
         "live_cpu_runs_s": [r["client_cpu_s"] for r in measured[True]],
