@@ -32,7 +32,8 @@ fresh index from it. Figures:
   what the library's own thread took of it (the rest of its cost is the feed's calls on the
   loop, and the noise of a shared machine is larger than both: read the runs too), and
   ``live_library_all_cpu_s`` what indexing the reply took in all (after it was shown too, and
-  in a child process if any);
+  in a child process if any); ``live_loop_cpu_s`` / ``without_loop_cpu_s``: the event loop's
+  thread's CPU both ways (the feed's calls are made there);
 
 * ``ui_*``, ``rss_app_*``: the every-agent view in the app over that index: its first page,
   typing queries into its search field, and the app's RSS over the empty app's (see
@@ -323,6 +324,8 @@ def live(runs: int = 5) -> dict[str, Any]:
         "live_library_thread_cpu_s": round(
             float(statistics.median(r["library_thread_cpu_s"] or 0 for r in measured[True])), 3
         ),
+        "live_loop_cpu_s": median(True, "loop_cpu_s", 3),
+        "without_loop_cpu_s": median(False, "loop_cpu_s", 3),
         "live_library_all_cpu_s": round(
             float(statistics.median(r["library_all_cpu_s"] or 0 for r in measured[True])), 3
         ),

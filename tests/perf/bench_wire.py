@@ -7,7 +7,7 @@ pipe takes them. Figures:
 
 * ``wall_s``: from sending the prompt to the first frame showing the whole reply, settled;
 * ``client_cpu_s``: the app process's CPU time over that span (the agent's is not counted),
-  ``us_per_update`` that over the updates;
+  ``us_per_update`` that over the updates, ``loop_cpu_s`` the event loop's thread's part;
 * ``max_stall_ms``: the longest event-loop stall meanwhile (a 5 ms ticker);
 * ``agent_blocked_s`` / ``agent_max_block_ms``: how long the agent's writes waited for the
   client to read, in all and the longest single 64 KiB write;
@@ -89,13 +89,13 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         await asyncio.sleep(0.02)
         library_cpu = thread_cpu("history-library")
         children = children_cpu()
-        cpu = time.process_time()
+        cpu, loop_cpu = time.process_time(), time.thread_time()
         started = time.perf_counter()
         app.workspace.prompts.submit(slot, "stream the reply")
         await wait(lambda: transcript.state == "running", within=60)
         frames.arm(done)
         shown = await frames.shown_time(within=300)
-        cpu = time.process_time() - cpu
+        cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
         library_all = None
         if library_cpu is not None:
             started_cpu, library_cpu = library_cpu, (thread_cpu("history-library") or 0.0)
@@ -120,6 +120,7 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         "bytes": agent["bytes"],
         "wall_s": round(shown - started, 3),
         "client_cpu_s": round(cpu, 3),
+        "loop_cpu_s": round(loop_cpu, 3),
         "us_per_update": round(cpu / updates * 1e6, 1),
         "max_stall_ms": round(ticker.max_gap * 1000, 1),
         "agent_blocked_s": agent["blocked_s"],
