@@ -52,3 +52,39 @@ async def test_the_first_rows_of_a_huge_page_show_before_the_rest_is_converted(
             assert len(panel.lister.rows) == COUNT
     finally:
         release.set()
+
+
+async def test_a_page_of_rows_is_laid_out_a_slice_at_a_time() -> None:
+    """200 search results laid out at once held the loop ~50 ms, and the next key with it:
+    the rows the view can show come at once, the rest from timers, the end row last; a newer
+    list drops the rest of an older one."""
+    from textual.app import App, ComposeResult
+
+    from acp_tui.ui.browser.rows import RowState
+
+    class Rows(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SessionRows(id="rows")
+
+    infos = [SessionInfo(session_id=f"s{n}", cwd="/p", title=f"session {n}") for n in range(200)]
+    app = Rows()
+    async with app.run_test(size=(100, 40)) as pilot:
+        rows = app.query_one(SessionRows)
+        rows.show_rows(infos, {}, RowState("end", "200 session(s)"))
+        assert 0 < rows.option_count < 200
+        await wait_for(pilot, lambda: rows.option_count == 201)
+        assert [rows.get_option_at_index(i).id for i in range(201)] == [
+            *(info.session_id for info in infos),
+            "state:end",
+        ]
+        newer = [SessionInfo(session_id=f"n{n}", cwd="/p", title=f"new {n}") for n in range(3)]
+        rows.show_rows(infos[::-1], {}, RowState("end", "200 session(s)"))
+        rows.show_rows(newer, {}, RowState("end", "3 session(s)"))
+        for _ in range(20):
+            await pilot.pause(0.01)
+        assert [rows.get_option_at_index(i).id for i in range(rows.option_count)] == [
+            "n0",
+            "n1",
+            "n2",
+            "state:end",
+        ]

@@ -183,3 +183,33 @@ async def test_results_of_older_text_never_show_as_the_newer_texts(
             assert found(app) == [second]
     finally:
         release.set()
+
+
+async def test_the_first_sessions_found_are_shown_before_the_rest_of_the_page() -> None:
+    """A page of 200 sessions takes 3 to 4 times as long to find as the first 50 (a common
+    word, a short prefix): the first 50 are shown at once, then the page."""
+    from textual.app import App
+
+    from acp_tui.store.library import Filters, SearchResults
+    from acp_tui.store.library.query import parse_query
+    from acp_tui.ui.library.search import PAGE
+
+    class Found:
+        """A library holding 120 sessions that match."""
+
+        def __init__(self) -> None:
+            self.limits: list[int] = []
+
+        def search(self, text: str, filters: Any, *, limit: int, cancel: Any) -> SearchResults:
+            self.limits.append(limit)
+            hits: list[Any] = [f"session {n}" for n in range(min(limit, 120))]
+            return SearchResults(parse_query(text), hits, limit < 120)
+
+    library = Found()
+    shown: list[list[Any]] = []
+    async with App().run_test() as pilot:
+        searcher = LibrarySearch(pilot.app.screen, lambda f: shown.append(f.hits), group="g")
+        searcher.start(library, "ba", Filters())  # type: ignore[arg-type]
+        await wait_for(pilot, lambda: len(shown) == 2)
+    assert library.limits == [50, PAGE]
+    assert [len(hits) for hits in shown] == [50, 120]

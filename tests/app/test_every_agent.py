@@ -16,7 +16,7 @@ from acp_tui.client.history.recorder import agent_key_for
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import AgentConfig, Settings
 from acp_tui.protocol.methods import SessionInfo
-from acp_tui.store.library import Library
+from acp_tui.store.library import Library, LibraryRow
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.library.opening import agent_launches
 from acp_tui.ui.library.screen import LibraryScreen
@@ -193,3 +193,59 @@ async def test_a_search_hit_opens_scrolled_to_what_was_said(
         line = view.match_line()
         assert line is not None
         assert view.scroll_offset.y <= line < view.scroll_offset.y + view.size.height  # in view
+
+
+def library_row(number: int, prefix: str = "s") -> LibraryRow:
+    return LibraryRow(
+        agent_key='["some-agent", "--acp"]',
+        agent_name="some",
+        session_id=f"{prefix}-{number:04}",
+        cwd="/work/project",
+        additional_directories=(),
+        title=f"{prefix} session {number}",
+        agent_title=None,
+        local_title=None,
+        first_prompt=None,
+        updated_at="2024-03-01T00:00:00Z",
+        listed_at=None,
+        agent_listed_at=None,
+        in_local_index=True,
+        has_local_copy=True,
+    )
+
+
+async def test_a_long_page_is_laid_out_a_slice_at_a_time(make_app: Callable[..., AcpApp]) -> None:
+    """200 rows laid out at once hold the loop (and the keys) for ~100 ms: the view shows the
+    first screenfuls at once and adds the rest from timers, and a newer list drops the rest
+    of an older one."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        app.action_every_agent()
+        screen = await wait_for_screen(pilot, LibraryScreen)
+
+        def quiet() -> bool:  # listed, and read again: nothing will replace the rows below
+            states = [s.state for s in screen.statuses.values()]
+            reading = [w for w in app.workers if w.group == "library-read" and not w.is_finished]
+            return bool(states) and set(states) <= {"done", "failed"} and not reading
+
+        await wait_for(pilot, quiet, seconds=30)
+        listed = screen.query_one(OptionList)
+        screen.searching = False
+        screen.rows = [library_row(n) for n in range(200)]
+        screen.render_options()
+        assert 0 < listed.option_count < 200  # the rest come later, from timers
+        await wait_for(pilot, lambda: listed.option_count == 200)
+        assert [listed.get_option_at_index(i).id for i in range(200)] == [
+            f"row:{i}" for i in range(200)
+        ]
+        assert "s session 199" in str(listed.get_option_at_index(199).prompt)
+
+        screen.rows = [library_row(n) for n in range(200)]
+        screen.render_options()
+        screen.rows = [library_row(n, "new") for n in range(3)]
+        screen.render_options()  # before the first list was laid out in full
+        for _ in range(20):
+            await pilot.pause(0.01)
+        assert listed.option_count == 3
+        assert all("new session" in str(listed.get_option_at_index(i).prompt) for i in range(3))

@@ -13,7 +13,8 @@ fresh index from it. Figures:
   on a shared 2-core machine other processes stall it too);
 * ``search_{word,phrase,prefix}_p50_ms`` / ``_p95_ms``: searches of each kind over that index
   (a page of 50 sessions with snippets; words of every frequency, planted phrases, 3- to
-  6-letter prefixes), each run several times; ``first_page_p50_ms`` / ``_p95_ms``: the merged
+  6-letter prefixes), each run several times; ``search_{kind}_200_*``: the same with the 200
+  sessions the app's views ask for; ``first_page_p50_ms`` / ``_p95_ms``: the merged
   browser's first page (100 rows, every agent, newest first; also one cwd's);
 * ``typing_max_stall_ms`` / ``typing_last_result_ms``: typing a query key by key (a key every
   70 ms, searches debounced by 120 ms and the stale one cancelled, each in a thread): the
@@ -27,9 +28,18 @@ fresh index from it. Figures:
   copy's last screen, keys while the agent replays, the replay replacing it in place; see
   ``bench_reopen``);
 * ``live_cpu_ratio``: ``wire_stream``'s client CPU with the library fed live over without it
-  (median of interleaved runs), and both ``us_per_update``.
+  (median of interleaved runs), and both ``us_per_update``; ``live_library_thread_cpu_s``:
+  what the library's own thread took of it (the rest of its cost is the feed's calls on the
+  loop, and the noise of a shared machine is larger than both: read the runs too), and
+  ``live_library_all_cpu_s`` what indexing the reply took in all (after it was shown too, and
+  in a child process if any); ``live_loop_cpu_s`` / ``without_loop_cpu_s``: the event loop's
+  thread's CPU both ways (the feed's calls are made there);
 
-    python tests/perf/bench_history.py [build|search|live|tail|reopen|rss]   # parts (default: all)
+* ``ui_*``, ``rss_app_*``: the every-agent view in the app over that index: its first page,
+  typing queries into its search field, and the app's RSS over the empty app's (see
+  ``bench_library_ui``);
+
+    python tests/perf/bench_history.py [build|search|browser|rss|tail|reopen|live]   # parts
 """
 
 from __future__ import annotations
@@ -57,6 +67,8 @@ REPO = HERE.parent.parent
 SESSIONS = int(os.environ.get("HISTORY_BENCH_SESSIONS", "10000"))
 TURNS = int(os.environ.get("HISTORY_BENCH_TURNS", "100"))
 REPEAT = 5
+UI_PAGE = 200
+"""Sessions a search of the app's views asks for (``acp_tui.ui.library.search.PAGE``)."""
 
 
 def data_dir() -> Path:
@@ -78,13 +90,13 @@ def percentile(values: list[float], share: float) -> float:
 IDLE_SECONDS = 30.0
 
 
-async def build(root: Path, library_dir: Path) -> dict[str, Any]:
+async def build(root: Path, library_dir: Path, idle: float = IDLE_SECONDS) -> dict[str, Any]:
     library = Library(library_dir, root / "transcripts")
     ticker = Ticker()
     tick = asyncio.create_task(ticker.run())
     await asyncio.sleep(0.05)
     ticker.reset()
-    await asyncio.sleep(IDLE_SECONDS)  # the machine's own noise, with nothing else running
+    await asyncio.sleep(idle)  # the machine's own noise, with nothing else running
     idle = {"idle_max_stall_ms": round(ticker.max_gap * 1000, 1), "idle_stalls_over_50ms": 0}
     idle["idle_stalls_over_50ms"] = ticker.over_50ms
     ticker.reset()
@@ -143,14 +155,15 @@ def searches(root: Path, library_dir: Path) -> dict[str, Any]:
     library.wait_built()
     figures: dict[str, Any] = {}
     for kind, queries in QUERIES.items():
-        times = []
-        for query in queries:
-            for _ in range(REPEAT):
-                started = time.perf_counter()
-                library.search(query, limit=50)
-                times.append((time.perf_counter() - started) * 1000)
-        figures[f"search_{kind}_p50_ms"] = round(statistics.median(times), 1)
-        figures[f"search_{kind}_p95_ms"] = round(percentile(times, 0.95), 1)
+        for limit, suffix in ((50, ""), (UI_PAGE, f"_{UI_PAGE}")):
+            times = []
+            for query in queries:
+                for _ in range(REPEAT):
+                    started = time.perf_counter()
+                    library.search(query, limit=limit)
+                    times.append((time.perf_counter() - started) * 1000)
+            figures[f"search_{kind}{suffix}_p50_ms"] = round(statistics.median(times), 1)
+            figures[f"search_{kind}{suffix}_p95_ms"] = round(percentile(times, 0.95), 1)
     pages = []
     for filters in (Filters(), Filters(cwd="/home/me/src/project-7")):
         for _ in range(REPEAT * 2):
@@ -282,7 +295,7 @@ def tails() -> dict[str, Any]:
     return figures
 
 
-def live(runs: int = 3) -> dict[str, Any]:
+def live(runs: int = 5) -> dict[str, Any]:
     """wire_stream's client CPU with and without the library, interleaved."""
     import bench_wire
 
@@ -296,16 +309,26 @@ def live(runs: int = 3) -> dict[str, Any]:
             measured[fed].append(bench_wire.one_stream())
     os.environ.pop("WIRE_BENCH_NO_LIBRARY", None)
 
-    def median(fed: bool, key: str) -> float:
-        return round(float(statistics.median(r[key] for r in measured[fed])), 1)
+    def median(fed: bool, key: str, digits: int = 1) -> float:
+        return round(float(statistics.median(r[key] for r in measured[fed])), digits)
 
     return {
-        "live_cpu_ratio": round(median(True, "client_cpu_s") / median(False, "client_cpu_s"), 3),
+        "live_cpu_ratio": round(
+            median(True, "client_cpu_s", 4) / median(False, "client_cpu_s", 4), 3
+        ),
         "live_us_per_update": median(True, "us_per_update"),
         "without_us_per_update": median(False, "us_per_update"),
         "live_cpu_runs_s": [r["client_cpu_s"] for r in measured[True]],
         "without_cpu_runs_s": [r["client_cpu_s"] for r in measured[False]],
         "live_max_stall_ms": median(True, "max_stall_ms"),
+        "live_library_thread_cpu_s": round(
+            float(statistics.median(r["library_thread_cpu_s"] or 0 for r in measured[True])), 3
+        ),
+        "live_loop_cpu_s": median(True, "loop_cpu_s", 3),
+        "without_loop_cpu_s": median(False, "loop_cpu_s", 3),
+        "live_library_all_cpu_s": round(
+            float(statistics.median(r["library_all_cpu_s"] or 0 for r in measured[True])), 3
+        ),
     }
 
 
@@ -313,7 +336,7 @@ def load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-PARTS = ("build", "search", "rss", "tail", "reopen", "live")
+PARTS = ("build", "search", "browser", "rss", "tail", "reopen", "live")
 
 
 def run(parts: tuple[str, ...] = PARTS) -> dict[str, Any]:
@@ -326,11 +349,16 @@ def run(parts: tuple[str, ...] = PARTS) -> dict[str, Any]:
             result[f"load_{part}"] = load()
             if part == "build":
                 result.update(asyncio.run(build(root, library_dir)))
-            elif part in ("search", "rss"):
+            elif part in ("search", "rss", "browser"):
                 if not any(library_dir.glob("index-*")):
-                    asyncio.run(build(root, library_dir))
-                measure = searches if part == "search" else rss
-                result.update(measure(root, library_dir))
+                    asyncio.run(build(root, library_dir, idle=0))
+                if part == "browser":
+                    import bench_library_ui
+
+                    result.update(bench_library_ui.run(root / "transcripts", library_dir))
+                else:
+                    measure = searches if part == "search" else rss
+                    result.update(measure(root, library_dir))
             elif part == "tail":
                 result.update(tails())
             elif part == "reopen":

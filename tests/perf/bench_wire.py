@@ -7,10 +7,14 @@ pipe takes them. Figures:
 
 * ``wall_s``: from sending the prompt to the first frame showing the whole reply, settled;
 * ``client_cpu_s``: the app process's CPU time over that span (the agent's is not counted),
-  ``us_per_update`` that over the updates;
+  ``us_per_update`` that over the updates, ``loop_cpu_s`` the event loop's thread's part;
 * ``max_stall_ms``: the longest event-loop stall meanwhile (a 5 ms ticker);
 * ``agent_blocked_s`` / ``agent_max_block_ms``: how long the agent's writes waited for the
-  client to read, in all and the longest single 64 KiB write.
+  client to read, in all and the longest single 64 KiB write;
+* ``library_thread_cpu_s``: of ``client_cpu_s``, the history library's thread's (indexing the
+  reply as it is recorded; None without the library), and ``library_all_cpu_s`` what indexing
+  the reply took in all: the thread's until the library is synced after the reply is shown,
+  and any child process it used.
 
 ``wire_replay``: the ``replay`` benchmark's measurement (`session/load` of an N-turn session from
 the demo agent, see ``bench_replay``) with the client's CPU time: ``interactive_s``,
@@ -64,6 +68,10 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         assert session is not None
         assert app.workspace is not None
         transcript = session.transcript
+        if not os.environ.get("WIRE_BENCH_NO_LIBRARY"):  # open, as it is a moment after start
+            await wait(
+                lambda: app.workspace is not None and app.workspace.cache.library is not None
+            )
         frames = Frames(app)
 
         def done() -> bool:
@@ -79,13 +87,26 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
 
         tick = asyncio.create_task(ticker.run())
         await asyncio.sleep(0.02)
-        cpu = time.process_time()
+        library_cpu = thread_cpu("history-library")
+        children = children_cpu()
+        cpu, loop_cpu = time.process_time(), time.thread_time()
         started = time.perf_counter()
         app.workspace.prompts.submit(slot, "stream the reply")
         await wait(lambda: transcript.state == "running", within=60)
         frames.arm(done)
         shown = await frames.shown_time(within=300)
-        cpu = time.process_time() - cpu
+        cpu, loop_cpu = time.process_time() - cpu, time.thread_time() - loop_cpu
+        library_all = None
+        if library_cpu is not None:
+            started_cpu, library_cpu = library_cpu, (thread_cpu("history-library") or 0.0)
+            library_cpu -= started_cpu
+            # What indexing the reply took in all: also after it was shown, and in a child
+            # process if it went to one (the agent is still running: not counted).
+            library = app.workspace.cache.library
+            if library is not None:
+                await asyncio.to_thread(library.sync, 60)
+            library_all = (thread_cpu("history-library") or 0.0) - started_cpu
+            library_all += children_cpu() - children
         ticker.running = False
         await tick
         reply = transcript.entries[-1]
@@ -99,12 +120,38 @@ async def measure_stream(project: Path, stats: Path, updates: int) -> dict[str, 
         "bytes": agent["bytes"],
         "wall_s": round(shown - started, 3),
         "client_cpu_s": round(cpu, 3),
+        "loop_cpu_s": round(loop_cpu, 3),
         "us_per_update": round(cpu / updates * 1e6, 1),
         "max_stall_ms": round(ticker.max_gap * 1000, 1),
         "agent_blocked_s": agent["blocked_s"],
         "agent_max_block_ms": agent["max_block_ms"],
         "reply_parts": chunks,
+        "library_thread_cpu_s": round(library_cpu, 4) if library_cpu is not None else None,
+        "library_all_cpu_s": round(library_all, 4) if library_all is not None else None,
     }
+
+
+def children_cpu() -> float:
+    """The CPU time of this process's children that ended (a build child, say)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def thread_cpu(name: str) -> float | None:
+    """The CPU time of this process's thread called ``name`` (its scheduler's count, in
+    nanoseconds: finer than its clock ticks), None when there is none."""
+    import threading
+
+    for thread in threading.enumerate():
+        if thread.name == name and thread.native_id is not None:
+            try:
+                with open(f"/proc/self/task/{thread.native_id}/schedstat") as stat:
+                    return int(stat.read().split()[0]) / 1e9
+            except OSError:
+                return None
+    return None
 
 
 def child_env(root: Path) -> dict[str, str]:

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = ["CHILD_BYTES", "ChildBuild", "Progress", "main"]
@@ -57,14 +58,23 @@ class ChildBuild:
         threading.Thread(target=self._read, name="library-build-output", daemon=True).start()
 
     @classmethod
-    def start(cls, db_path: Path, transcripts_root: Path) -> ChildBuild | None:
-        """Start the child; None when it cannot be started (the caller builds itself)."""
+    def start(
+        cls,
+        db_path: Path,
+        transcripts_root: Path,
+        only: Sequence[tuple[int, Path]] | None = None,
+    ) -> ChildBuild | None:
+        """Start the child; None when it cannot be started (the caller builds itself).
+        ``only``: catch up these transcripts (session row id, path) instead of planning a
+        whole build (one long copy being rewritten, say)."""
         if getattr(sys, "frozen", False):
             return None  # a bundled app's executable is the app itself, not Python
         package_parent = str(Path(__file__).resolve().parents[3])
         path = os.environ.get("PYTHONPATH")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, path]))}
         argv = [sys.executable, "-m", __name__, str(db_path), str(transcripts_root)]
+        if only is not None:
+            argv += ["--only", json.dumps([[session, str(where)] for session, where in only])]
         try:
             process = subprocess.Popen(
                 argv,
@@ -135,21 +145,26 @@ class ChildBuild:
 
 
 def main(argv: list[str]) -> int:
-    """Build the library at ``argv[0]`` from the transcripts under ``argv[1]``."""
+    """Build the library at ``argv[0]`` from the transcripts under ``argv[1]`` (only the
+    transcripts of ``--only JSON``, a list of [session row id, path], when given)."""
     from acp_tui.store.library import schema
-    from acp_tui.store.library.build import plan_build
+    from acp_tui.store.library.build import BuildPlan, plan_build
     from acp_tui.store.library.catchup import catch_up_step
 
     db_path, root = Path(argv[0]), Path(argv[1])
+    only = json.loads(argv[3]) if argv[2:3] == ["--only"] else None
     with contextlib.suppress(AttributeError, OSError):
         os.nice(NICER)
     stopped = threading.Event()
     threading.Thread(target=_wait_for_eof, args=(sys.stdin.fileno(), stopped), daemon=True).start()
     try:
         conn = schema.connect(db_path)
-        conn.execute("BEGIN IMMEDIATE")
-        plan = plan_build(conn, root)
-        conn.execute("COMMIT")
+        if only is not None:
+            plan = BuildPlan([(int(session), Path(where)) for session, where in only])
+        else:
+            conn.execute("BEGIN IMMEDIATE")
+            plan = plan_build(conn, root)
+            conn.execute("COMMIT")
         total = len(plan.transcripts)
         read, shown = 0, 0.0
         for number, (session, path) in enumerate(plan.transcripts):

@@ -46,7 +46,7 @@ __all__ = [
     "Step",
     "catch_up_step",
     "drop_text",
-    "pending_bytes",
+    "pending_text",
 ]
 
 BATCH_LINES = 4000
@@ -112,19 +112,22 @@ def _save_state(conn: sqlite3.Connection, session: int, state: FileState) -> Non
     )
 
 
-def pending_bytes(conn: sqlite3.Connection, session: int, path: Path) -> int:
-    """About how much of the transcript is not indexed yet: what follows the offset indexed,
-    or all of it when it is another file now (rewritten)."""
+def pending_text(conn: sqlite3.Connection, session: int, path: Path) -> tuple[int, bool]:
+    """About how much of the transcript is not indexed yet (what follows the offset indexed,
+    or all of it when it is another file now), and whether it is another file (rewritten
+    whole since it was indexed: replaced, or shorter)."""
     try:
         stat = os.stat(path)
     except OSError:
-        return 0
+        return 0, False
     found = conn.execute(
         "SELECT inode, offset FROM transcripts WHERE session = ?", (session,)
     ).fetchone()
-    if found is None or found[0] != stat.st_ino or found[1] > stat.st_size:
-        return stat.st_size
-    return int(stat.st_size - found[1])
+    if found is None:
+        return stat.st_size, False
+    if found[0] != stat.st_ino or found[1] > stat.st_size:
+        return stat.st_size, True
+    return int(stat.st_size - found[1]), False
 
 
 def drop_text(conn: sqlite3.Connection, session: int) -> None:

@@ -13,6 +13,7 @@ is derived, from these files and the transcripts, or from the agents' ``session/
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -135,6 +136,7 @@ def write_user_data(agent_dir: Path, data: UserData) -> None:
     write_atomic(agent_dir / LIBRARY_FILE, text.encode("utf-8", "surrogatepass"))
 
 
+@functools.lru_cache(maxsize=256)
 def agent_label(key: str) -> str:
     """A short name for an agent known only by its key (its argv as JSON): the demo agent is
     ``demo``; else the package or program it runs, e.g. ``claude-agent-acp``."""

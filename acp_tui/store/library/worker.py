@@ -13,7 +13,9 @@ recorded, then the build, which yields to both between steps.
   (so the newest text gets the highest row numbers), with progress. On a complete database it
   only checks sizes: a second or so for ten thousand sessions.
 * **Live**: ``touched`` marks a transcript; it is indexed `DEBOUNCE` seconds later (at once
-  when a turn ends), so a streaming reply costs a few passes a second, not one per chunk.
+  when a turn ends), so a streaming reply costs a few passes a second, not one per chunk. A
+  copy rewritten whole with more than `ASIDE_BYTES` to index (a replay replacing it) waits
+  until its writing pauses and goes to a child process, as a big build does.
 * **Trouble**: a full disk (or any write error) stops indexing with one notice and is retried
   every `RETRY_AFTER` seconds; a damaged file is moved aside and rebuilt (one notice); "database
   is locked" (another acp-tui writing for longer than the busy timeout) is retried quietly.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -36,7 +39,7 @@ from typing import Any, Literal
 from acp_tui.store.library import schema
 from acp_tui.store.library.build import BuildPlan, build_lock, plan_build
 from acp_tui.store.library.build_child import CHILD_BYTES, ChildBuild
-from acp_tui.store.library.catchup import catch_up_step, pending_bytes
+from acp_tui.store.library.catchup import catch_up_step, pending_text
 from acp_tui.store.library.rows import agent_id, session_row_id
 from acp_tui.store.names import agent_dir_name, transcript_name
 
@@ -45,6 +48,11 @@ __all__ = ["DEBOUNCE", "LibraryStatus", "Worker"]
 log = logging.getLogger(__name__)
 
 DEBOUNCE = 0.5
+ASIDE_BYTES = 1_000_000
+"""A copy rewritten whole with this much to index is indexed in a child process (~0.1 s of
+another core to start), not in the app's (~70 ms of the GIL a MB of replayed chunks)."""
+MAX_WAIT = 5.0
+"""How long such a transcript may wait, at most, for its writing to pause."""
 RETRY_AFTER = 60.0
 PROGRESS_EVERY = 0.2
 
@@ -93,6 +101,11 @@ class Worker:
         self._jobs: deque[tuple[Job, Future[Any]]] = deque()
         self._dirty: dict[tuple[str, str], float] = {}
         self._places: dict[tuple[str, str], tuple[int, Path]] = {}
+        self._growing: dict[tuple[str, str], tuple[int, float]] = {}
+        """Long rewrites waiting for their writing to pause: (size seen, since when)."""
+        self._rewrites: set[tuple[str, str]] = set()
+        """Transcripts rewritten whole, indexed aside while they grow by much (see
+        `_goes_aside`)."""
         self._conn: sqlite3.Connection | None = None
         self._stopping = False
         self._need_build = True
@@ -127,6 +140,12 @@ class Worker:
     def touched(self, agent_key: str, session_id: str, *, soon: bool = False) -> None:
         """Index this transcript's new lines shortly (cheap: called per recorded update)."""
         key = (agent_key, session_id)
+        if not soon and key in self._dirty:
+            # Due already (the usual case: every chunk of a streaming reply): nothing to
+            # change, so no lock. Without the lock the thread may take the key meanwhile, as
+            # it may with it just after; the line is then indexed at the next touch or the
+            # turn's end, which touches ``soon``.
+            return
         with self._cond:
             due = self._dirty.get(key)
             if due is not None and not soon:
@@ -164,6 +183,8 @@ class Worker:
         with self._cond:
             self._places.pop((agent_key, session_id), None)
             self._dirty.pop((agent_key, session_id), None)
+            self._growing.pop((agent_key, session_id), None)
+            self._rewrites.discard((agent_key, session_id))
 
     def drop_place(self, agent_key: str, session_id: str) -> None:
         """Look the session's row up afresh next time (its row was deleted): lines recorded
@@ -235,23 +256,26 @@ class Worker:
                     if step.done:
                         break
 
-    def _build_aside(self, conn: sqlite3.Connection) -> bool:
-        """Build in a child process (see `ChildBuild`), serving the app's writes meanwhile;
-        False when it cannot start."""
-        child = ChildBuild.start(self.db_path, self.root)
+    def _build_aside(
+        self, conn: sqlite3.Connection, only: list[tuple[int, Path]] | None = None
+    ) -> bool:
+        """Build in a child process (see `ChildBuild`; ``only`` these transcripts), serving
+        the app's writes meanwhile; whether it ran to its end (False: it could not start, or
+        failed: what it left is indexed here)."""
+        child = ChildBuild.start(self.db_path, self.root, only)
         if child is None:
             return False
         self._aside = True
         try:
             while not child.finished:
                 progress = child.progress(PROGRESS_EVERY)
-                if progress is not None:
+                if progress is not None and only is None:
                     self._set_status(LibraryStatus("building", *progress), force=True)
                 self._serve(conn, wait=False)
         finally:
             self._aside = False
             child.stop()
-        return True
+        return child.error is None and child.process.returncode == 0
 
     def _serve(self, conn: sqlite3.Connection, *, wait: bool, at_most: float = 5.0) -> None:
         """Run the queued jobs and index the transcripts due; with ``wait``, first wait for
@@ -319,10 +343,56 @@ class Worker:
             with self._cond:
                 self._places[key] = place
         session, path = place
-        if not self._aside and pending_bytes(conn, session, path) >= CHILD_BYTES:
-            self._build_aside(conn)  # a long session's copy replaced by its replay, say
+        if self._goes_aside(key, *pending_text(conn, session, path)):
+            # A long copy rewritten whole (the agent's replay replacing it): parsed here, it
+            # would take the GIL from the event loop for seconds, in turns. A child process
+            # indexes it once it stops growing (at most every `MAX_WAIT` seconds meanwhile).
+            if self._aside or self._still_written(key, path):
+                self._later(key)
+                return
+            done = self._build_aside(conn, [(session, path)])
+            if done and pending_text(conn, session, path)[0] >= ASIDE_BYTES:
+                self._later(key)  # it grew that much meanwhile: the same way again
+                return
+        self._growing.pop(key, None)
+        self._rewrites.discard(key)
         while not catch_up_step(conn, session, path).done:
             self._run_jobs(conn)
+
+    def _goes_aside(self, key: tuple[str, str], pending: int, replaced: bool) -> bool:
+        """Whether a child process should index this transcript: more than `CHILD_BYTES`
+        to index, or more than `ASIDE_BYTES` of a copy rewritten whole (until a look finds
+        it small: a replay goes on appending to it). A reply recorded live is appended to
+        the copy indexed, and stays here: past its cap, its chunks cost next to nothing."""
+        if pending >= CHILD_BYTES or (
+            pending >= ASIDE_BYTES and (replaced or key in self._rewrites)
+        ):
+            self._rewrites.add(key)
+            return True
+        return False
+
+    def _still_written(self, key: tuple[str, str], path: Path) -> bool:
+        """Whether the transcript grew since it was last looked at here (the first look
+        says yes), for at most `MAX_WAIT` seconds; never while a ``sync`` waits."""
+        with self._cond:
+            if self._idle_waiters:
+                return False
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            return False
+        now = time.monotonic()
+        seen = self._growing.get(key)
+        if seen is not None and (size == seen[0] or now - seen[1] >= MAX_WAIT):
+            del self._growing[key]
+            return False
+        self._growing[key] = (size, seen[1] if seen is not None else now)
+        return True
+
+    def _later(self, key: tuple[str, str]) -> None:
+        """Look at this transcript again in `DEBOUNCE` seconds."""
+        with self._cond:
+            self._dirty[key] = time.monotonic() + DEBOUNCE
 
     def _transaction(self, conn: sqlite3.Connection, job: Job) -> Any:
         conn.execute("BEGIN IMMEDIATE")

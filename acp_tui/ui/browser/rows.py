@@ -12,14 +12,18 @@ With thousands of rows loaded, re-rendering every row costs far more than a fram
 option is kept (and reused while its session, mark, tags and displayed age stay the same: its
 height stays cached too), and a page that only adds rows at the end is appended. An agent may
 answer with a hundred thousand sessions in one page: only the first ``WINDOW`` rows get an
-option, and the window grows by as many whenever the user comes near its end.
+option, and the window grows by as many whenever the user comes near its end. Of the rows a list
+adds, those the view can show are laid out at once and the rest from timers, a few milliseconds
+at a time, so that a page of search results or sessions never holds a key back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 
 from textual.binding import Binding
 from textual.content import Content
@@ -43,6 +47,11 @@ NEAR_END = 3
 """Rows from the end at which the next page is asked for."""
 WINDOW = 500
 """How many more loaded rows get shown each time the user comes near the last one shown."""
+BATCH = 30
+"""Rows laid out at once when a list is shown (more than the view holds); the rest follow
+`STEP` at a time, for at most `SLICE` seconds per step of the loop."""
+STEP = 5
+SLICE = 0.008
 
 
 @dataclass(slots=True)
@@ -102,6 +111,12 @@ class SessionRows(OptionList):
         """How much of each id the rows show (0: none; see ``show_rows``)."""
         self.extras: Mapping[str, Content] = {}
         """A line more under some rows, by session id (what a search matched there)."""
+        self.laying = 0
+        """Counts the lists shown: the rest of an older one is not laid out."""
+        self.left = 0
+        """Rows of the list shown still to lay out (see ``lay_out_later``)."""
+        self.finish: Callable[[], None] | None = None
+        """Lays out every row left at once (End wants the last one)."""
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self.check_near_end, init=False)
@@ -145,18 +160,26 @@ class SessionRows(OptionList):
                 )
             )
         now = datetime.now(UTC)
+        self.laying += 1  # what is left of an older list is not added
         kept = self.unchanged_prefix(infos)
+        # The rows the view may show (and the highlighted one) are laid out now, the rest a
+        # slice at a time from timers: 200 rows at once held the loop ~50 ms, and a key with it.
+        ids = [info.session_id for info in infos]
+        keep_at = ids.index(keep_id) if keep_id in self.infos and keep_id in ids else -1
+        end = min(len(infos), max(kept + BATCH, keep_at + 1, (keep_index or 0) + 1))
+        first = [self.row(info, now) for info in infos[kept:end]]
+        rest = infos[end:]
         if kept:
             # Only rows added at the end (the next page): append them after the old ones.
             if keep_id is not None and keep_id.startswith(STATE_ROW):
                 self.highlighted = None  # the state row goes: highlight what takes its place
             self.drop_state_row()
-            added = [self.row(info, now) for info in infos[kept:]]
-            self.shown.extend(added)
-            self.add_options([*(row.option for row in added), *tail])
+            self.shown.extend(first)
+            self.add_options([*(row.option for row in first), *([] if rest else tail)])
         else:
-            self.shown = [self.row(info, now) for info in infos]
-            self.set_options([*(row.option for row in self.shown), *tail])
+            self.shown = first
+            self.set_options([*(row.option for row in first), *([] if rest else tail)])
+        self.lay_out_later(rest, tail, now)
         options = self.options
         if not options:
             return
@@ -168,6 +191,44 @@ class SessionRows(OptionList):
             self.highlighted = 0
         if self.highlighted is not None and options[self.highlighted].disabled:
             self.highlighted = max(0, self.highlighted - 1) if len(options) > 1 else None
+
+    def lay_out_later(self, rest: Sequence[SessionInfo], tail: list[Option], now: datetime) -> None:
+        """Add the ``rest`` of the rows (then ``tail``) from timers, for at most `SLICE`
+        seconds at a time, unless another list is shown meanwhile (``finish_laying_out``:
+        all of them now)."""
+        laying = self.laying
+        self.left = len(rest)
+        self.finish = None
+        if not rest:
+            return
+        at = 0
+
+        def add(slice_: float = SLICE) -> None:
+            nonlocal at
+            if laying != self.laying or not self.left or not self.is_attached:
+                return
+            until = time.perf_counter() + slice_
+            while at < len(rest) and time.perf_counter() < until:
+                added = [self.row(info, now) for info in rest[at : at + STEP]]
+                self.shown.extend(added)
+                self.add_options([row.option for row in added])
+                at += len(added)
+            self.left = len(rest) - at
+            if self.left:
+                self.set_timer(0.001, add)
+                return
+            self.finish = None
+            self.add_options(tail)
+            self.check_near_end()
+
+        self.finish = partial(add, float("inf"))
+        self.set_timer(0.001, add)
+
+    def action_last(self) -> None:
+        """End: the last row, once every row of the list is laid out."""
+        if self.finish is not None:
+            self.finish()
+        super().action_last()
 
     def row(self, info: SessionInfo, now: datetime) -> ShownRow:
         """The row of ``info``: the known one when nothing it shows has changed."""
@@ -280,8 +341,8 @@ class SessionRows(OptionList):
 
     def check_near_end(self, *_: object) -> None:
         """Post NearEnd when the highlight or the scroll position is close to the end."""
-        if not self.is_mounted:
-            return
+        if not self.is_mounted or self.left:
+            return  # (the rows still to lay out come without asking)
         count = self.option_count
         near_by_key = self.highlighted is not None and self.highlighted >= count - NEAR_END
         near_by_scroll = self.scroll_y >= self.max_scroll_y - 2

@@ -14,6 +14,7 @@ returns the row (and, for a search hit, where the match is); the caller opens it
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,12 @@ if TYPE_CHECKING:
 __all__ = ["LibraryChoice", "LibraryScreen"]
 
 T = TypeVar("T")
+
+BATCH = 30
+"""Options laid out at once: more than the view shows."""
+STEP = 5
+SLICE = 0.008
+"""The rest are added `STEP` at a time for at most this long, then the loop runs again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +120,8 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         self.searching = False
         """The rows shown are a search's hits."""
         self.searcher = LibrarySearch(self, self.hits_found, group="library-search")
+        self._shown = 0
+        """Counts the option lists shown: a batch of an older one is not added."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -153,21 +162,48 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         self.query_one("#library-status", Static).update(Text(sanitize(text, TEXT_LIMIT)))
 
     def render_options(self) -> None:
+        """Show the rows (or hits): the first `BATCH` at once, the rest a slice at a time from
+        a timer, so that laying out a page of 200 (~0.5 ms each) never holds a key back."""
         options = self.query_one(OptionList)
-        if self.searching:
-            shown = [
-                Option(hit_content(hit, self.names, self.statuses), id=f"hit:{i}")
-                for i, hit in enumerate(self.hits)
-            ]
-        else:
-            shown = [
-                Option(row_content(row, self.names, self.statuses), id=f"row:{i}")
-                for i, row in enumerate(self.rows)
-            ]
+        self._shown += 1
         highlighted = options.highlighted
-        options.set_options(shown)
-        if shown:
-            options.highlighted = min(highlighted or 0, len(shown) - 1)
+        options.set_options(self._options(0, BATCH))
+        if options.option_count:
+            options.highlighted = min(highlighted or 0, self._count() - 1)
+        self._more(self._shown)
+
+    def _count(self) -> int:
+        return len(self.hits) if self.searching else len(self.rows)
+
+    def _options(self, start: int, count: int) -> list[Option]:
+        """The options of ``count`` rows (or hits) from ``start``."""
+        if self.searching:
+            return [
+                Option(hit_content(hit, self.names, self.statuses), id=f"hit:{i}")
+                for i, hit in enumerate(self.hits[start : start + count], start)
+            ]
+        return [
+            Option(row_content(row, self.names, self.statuses), id=f"row:{i}")
+            for i, row in enumerate(self.rows[start : start + count], start)
+        ]
+
+    def _more(self, shown: int) -> None:
+        """Add the rest in slices of at most `SLICE` seconds, each from a timer of its own
+        (a callback after the refresh would run within the same step of the loop), unless
+        the options were replaced meanwhile."""
+        options = self.query_one(OptionList)
+        if shown != self._shown or options.option_count >= self._count():
+            return
+
+        def add() -> None:
+            if shown != self._shown or not self.is_attached:
+                return
+            until = time.perf_counter() + SLICE
+            while options.option_count < self._count() and time.perf_counter() < until:
+                options.add_options(self._options(options.option_count, STEP))
+            self._more(shown)
+
+        self.set_timer(0.001, add)
 
     # -- reading the library (on a thread) -----------------------------------------------------
 
