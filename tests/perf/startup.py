@@ -146,5 +146,14 @@ def run(runs: int = 11) -> dict[str, Any]:
         "first_frame_cpu_s": round(app_c, 4),
         "bare_textual_first_frame_cpu_s": round(bare_c, 4),
         "cpu_ratio": round(app_c / bare_c, 3),
+        # Each run starts the two programs back to back: the median of the runs' own ratios
+        # cancels the machine's speed, which drifts from one run to the next on a shared machine.
+        "pair_ratio": round(
+            statistics.median(app / bare for app, bare in zip(app_times, bare_times, strict=True)),
+            3,
+        ),
+        "pair_cpu_ratio": round(
+            statistics.median(app / bare for app, bare in zip(app_cpu, bare_cpu, strict=True)), 3
+        ),
         "runs": runs,
     }
