@@ -93,6 +93,8 @@ class AcpApp(AppState):
     async def on_event(self, event: events.Event) -> None:
         """Keep the keys typed before the first frame, for the prompt (a terminal delivers
         them as soon as the app reads its input; nothing could take them yet)."""
+        if isinstance(event, events.Key | events.Paste):
+            self.chat_screen.typed = True
         if self.early_input is not None and isinstance(event, events.Key | events.Paste):
             if self.focused is None:
                 self.early_input.append(event)

@@ -78,6 +78,8 @@ class ChatScreen(Screen[None]):
         """The tab bar, once the core is loaded."""
         self.registry_offered = not launch.offer_registry
         """Whether the first-run offer of the agent registry was made (or is not wanted)."""
+        self.typed = False
+        """Whether the user has typed since the app started (the app sees every key first)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -215,9 +217,12 @@ class ChatScreen(Screen[None]):
         settle_memory()  # startup and any replayed history are long-lived from here on
         if not self.registry_offered:  # once, after the demo agent is up: it never waits
             self.registry_offered = True
-            if pane is not None and (pane.prompt.text.strip() or slot.prompted or slot.queue):
-                # The user is typing already: a dialog now would take their next keys. Said
-                # in passing instead, and offered again at the next start.
+            if self.typed or (
+                pane is not None and (pane.prompt.text.strip() or slot.prompted or slot.queue)
+            ):
+                # The user is typing already: a dialog now would take their next keys (some
+                # may be on their way still, not yet in the prompt). Said in passing instead,
+                # and offered again at the next start.
                 self.app.notify(
                     'Add agents from the ACP registry: Ctrl+P, then "Add an agent".',
                     title="More agents",

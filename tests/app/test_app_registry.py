@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.widgets import OptionList
 
 import acp_tui.cli as cli
@@ -79,6 +80,30 @@ async def test_a_first_run_offers_the_registry_once_the_demo_session_is_open(
     settings = cli.load_settings(acp_home.config_file).settings
     assert settings.agents["alpha"].registry_id == "alpha"
     assert not should_offer_registry(Settings(), acp_home)  # answered: never again
+
+
+async def test_no_dialog_once_the_user_has_typed_even_if_the_prompt_is_empty(
+    make_app: Callable[..., AcpApp], registry_url: str, acp_home: Paths
+) -> None:
+    """Keys typed while the agent starts may still be on their way to the prompt when the
+    session opens (under load they were: the dialog took them). Whoever has typed is told of
+    the registry in passing, and offered it again at the next start."""
+    app = AcpApp(replace(make_app().launch, offer_registry=True))
+    async with app.run_test(size=(110, 44)) as pilot:
+        # Typed, then taken back (the prompt is empty), while the agent starts. The keys go
+        # in as a terminal sends them: Pilot's press would wait for the app to be idle.
+        assert app._driver is not None
+        for key, char in (("x", "x"), ("backspace", None)):
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        await wait_for(pilot, lambda: app.chat_screen.typed)
+        assert app.session is None  # (before the session opened)
+        await wait_for(pilot, lambda: any(n.title == "More agents" for n in app._notifications))
+        assert app.session is not None
+        assert not isinstance(app.screen, AddAgentDialog)
+        assert app.chat.current_pane.prompt.text == ""
+    assert should_offer_registry(Settings(), acp_home)  # not answered: offered next time
 
 
 async def test_keeping_the_demo_agent_is_remembered(
