@@ -55,7 +55,9 @@ class ChatScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn"),
         Binding("ctrl+o", "copy_last_reply", "Copy", tooltip="Copy the last reply"),
-        Binding("ctrl+l", "focus_prompt", "Prompt", tooltip="Back to the prompt"),
+        # A priority key: the app runs it as it reads it, so the keys read with it (a terminal
+        # sends fast typing in one read) go to the prompt, not to what had the focus.
+        Binding("ctrl+l", "focus_prompt", "Prompt", tooltip="Back to the prompt", priority=True),
         Binding("ctrl+t", "toggle_thoughts", "Thoughts", show=False),
         # Alt+arrows first: GNOME Terminal, Konsole and Windows Terminal keep Ctrl+PageUp/Down
         # for their own tabs. super+: iTerm2 sends its Option key as xterm's modifier 9.
