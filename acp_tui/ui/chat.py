@@ -61,9 +61,16 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+t", "toggle_thoughts", "Thoughts", show=False),
         # Alt+arrows first: GNOME Terminal, Konsole and Windows Terminal keep Ctrl+PageUp/Down
         # for their own tabs. super+: iTerm2 sends its Option key as xterm's modifier 9.
-        Binding("alt+right,ctrl+pagedown,super+right", "step_tab(1)", "Next tab"),
-        Binding("alt+left,ctrl+pageup,super+left", "step_tab(-1)", "Previous tab", show=False),
-        *(Binding(f"alt+{n}", f"go_to_tab({n})", show=False) for n in range(1, 10)),
+        # Priority keys too, and the tab's prompt has the focus at once (see `show_tab`).
+        Binding("alt+right,ctrl+pagedown,super+right", "step_tab(1)", "Next tab", priority=True),
+        Binding(
+            "alt+left,ctrl+pageup,super+left",
+            "step_tab(-1)",
+            "Previous tab",
+            show=False,
+            priority=True,
+        ),
+        *(Binding(f"alt+{n}", f"go_to_tab({n})", show=False, priority=True) for n in range(1, 10)),
     ]
 
     def __init__(self, launch: LaunchSpec, paths: Paths, startup: Startup) -> None:
@@ -297,20 +304,14 @@ class ChatScreen(Screen[None]):
             pane.display = False  # the first pane stays: the switcher's initial child
 
     def show_current(self, slot: SessionSlot | None, ws: Workspace) -> None:
-        if slot is None:
+        if slot is None or not self.show_tab(slot):
             return
-        pane = self.pane_of(slot)
-        if pane is None:
-            return
-        pane.display = True
-        self.query_one("#panes", ContentSwitcher).current = pane.id
         if self.tabs is not None:
             self.tabs.show_slot(slot.id)
         if self.browser is not None:
             self.browser.bind(ws, slot.agent)
             if self.browser.width != "hidden":  # else it renders when shown
                 self.browser.render_rows()
-        pane.prompt.focus()
 
     def refresh_slot_status(self, slot: SessionSlot) -> None:
         """Render the slot's status line and its tab again."""
@@ -369,11 +370,23 @@ class ChatScreen(Screen[None]):
     def action_step_tab(self, step: int) -> None:
         if self.workspace is not None:
             self.workspace.board.focus_step(step)
+            self.show_tab(self.workspace.board.current)
 
     def action_go_to_tab(self, number: int) -> None:
         ws = self.workspace
         if ws is not None and 0 < number <= len(ws.slots):
             ws.board.focus(ws.slots[number - 1])
+            self.show_tab(ws.board.current)
+
+    def show_tab(self, slot: SessionSlot | None) -> bool:
+        """Show the pane of ``slot`` and focus its prompt, at once (the tab keys call it before
+        the Workspace's event arrives: the keys read with a tab key are the new tab's)."""
+        pane = self.pane_of(slot) if slot is not None else None
+        if pane is not None:
+            pane.display = True
+            self.query_one("#panes", ContentSwitcher).current = pane.id
+            self.set_focus(pane.prompt)
+        return pane is not None
 
     def toggle_browser(self) -> None:
         """Show the session browser, widen it, hide it."""

@@ -53,6 +53,21 @@ def test_alt_arrows_switch_tabs(tmp_path: Path, left: str, right: str) -> None:
         assert term.wait() == 0
 
 
+def test_keys_read_with_a_tab_key_go_to_the_tab_it_shows(tmp_path: Path) -> None:
+    """Alt+Left and the keys typed right after it often come in one read: they went to the
+    prompt of the tab left behind (the new tab's prompt took the focus a moment later)."""
+    with start(tmp_path) as term:
+        term.type(DRAFT)
+        open_second_tab(term)
+        term.send(ALT_LEFT + " and more")  # one write: the tab key, then the text
+        term.wait_for(lambda _: f"{DRAFT} and more" in prompt_line(term))
+        term.send(ALT_RIGHT)
+        term.wait_for(lambda _: not first_tab_shown(term))
+        assert "Message the agent" in prompt_line(term)  # nothing went to the second tab
+        term.press("ctrl+q")
+        assert term.wait() == 0
+
+
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[list[str]]:
     """A tmux command line on a server of the test's own (killed afterwards)."""
