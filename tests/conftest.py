@@ -41,7 +41,21 @@ def _share_parsed_css() -> None:
     parsed rules are only read, as Textual's own cache already assumes.
     """
     parsed: dict[tuple[object, ...], list[RuleSet]] = {}
+    themes: dict[tuple[tuple[str, str], ...], int] = {}
     parse = Stylesheet._parse_rules
+
+    def theme_of(self: Stylesheet) -> int:
+        """A small number for the variables ``self`` parses with, worked out once per set of
+        variables: `Stylesheet.parse` reads every source again each time a widget brings new
+        CSS, and sorting and hashing the hundred-odd variables for each source cost a tenth
+        of an app's start."""
+        variables = self._variables
+        known: tuple[dict[str, str], int] | None = getattr(self, "_shared_theme", None)
+        if known is not None and known[0] is variables:
+            return known[1]
+        number = themes.setdefault(tuple(sorted(variables.items())), len(themes))
+        self._shared_theme = (variables, number)  # type: ignore[attr-defined]
+        return number
 
     def shared(
         self: Stylesheet,
@@ -51,8 +65,7 @@ def _share_parsed_css() -> None:
         tie_breaker: int = 0,
         scope: str = "",
     ) -> list[RuleSet]:
-        variables = tuple(sorted(self._variables.items()))
-        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        key = (css, read_from, is_default_rules, tie_breaker, scope, theme_of(self))
         rules = parsed.get(key)
         if rules is None:
             rules = parsed[key] = parse(self, css, read_from, is_default_rules, tie_breaker, scope)

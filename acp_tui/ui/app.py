@@ -339,9 +339,9 @@ class AcpApp(AppState):
         if not isinstance(self.screen, WireInspector):
             self.push_screen(WireInspector(slot.agent.wire, slot.agent.display_name))
 
-    def action_toggle_browser(self) -> None:
+    async def action_toggle_browser(self) -> None:
         """Show the session browser beside the chat, widen it, hide it."""
-        self.chat_screen.toggle_browser()
+        await self.chat_screen.toggle_browser()
 
     def action_every_agent(self) -> None:
         """Every agent's sessions, merged, and search over all of them."""

@@ -7,11 +7,14 @@ Panes act on their own slot; the screen handles what spans them: which tab is sh
 that switch tabs, and the keys that act on the current pane.
 
 The first frame has one pane (status line, prompt) and stand-ins for the rest; `views_arrived`
-puts the views in once the core is imported (see `acp_tui.ui.startup`).
+puts the views in once the core is imported (see `acp_tui.ui.startup`). The session browser
+comes the first time it is shown (`open_browser`): hidden until then, it was a third of the
+widgets mounted at start.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -82,7 +85,8 @@ class ChatScreen(Screen[None]):
         self.panes: dict[int, ChatPane] = {}
         self.history = history_for_project(launch.cwd, paths)
         self.browser: SessionBrowser | None = None
-        """The session browser, once the core is loaded."""
+        """The session browser, once it was first shown (see `open_browser`)."""
+        self._browser_arriving = asyncio.Lock()
         self.tabs: SessionTabs | None = None
         """The tab bar, once the core is loaded."""
         self.registry_offered = not launch.offer_registry
@@ -91,12 +95,10 @@ class ChatScreen(Screen[None]):
         """Whether the user has typed since the app started (the app sees every key first)."""
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="main"):
-            yield StandIn("browser")
-            with Vertical(id="chat"):
-                yield StandIn("tabs")
-                with ContentSwitcher(id="panes", initial=FIRST_PANE):
-                    yield ChatPane(self.launch, core=None, history=self.history, id=FIRST_PANE)
+        with Horizontal(id="main"), Vertical(id="chat"):
+            yield StandIn("tabs")
+            with ContentSwitcher(id="panes", initial=FIRST_PANE):
+                yield ChatPane(self.launch, core=None, history=self.history, id=FIRST_PANE)
         yield QuietFooter()  # the keys that fit, whole; redrawn only when they change
 
     def on_mount(self) -> None:
@@ -104,13 +106,9 @@ class ChatScreen(Screen[None]):
         self.app.screen_change_signal.subscribe(self, give_dialog_its_keys)
 
     async def views_arrived(self, core: Core) -> None:
-        """The core is imported: the browser, the tabs and the first pane's views go in."""
+        """The core is imported: the tabs and the first pane's views go in."""
         for stand_in in list(self.query(StandIn).results()):
-            if stand_in.kind == "browser":
-                browser = core.session_browser(self.launch.cwd, id="browser")
-                await replace_stand_in(stand_in, browser)
-                self.browser = browser
-            elif stand_in.kind == "tabs":
+            if stand_in.kind == "tabs":
                 tabs = core.session_tabs(id="tabs")
                 await replace_stand_in(stand_in, tabs)
                 self.tabs = tabs
@@ -388,10 +386,25 @@ class ChatScreen(Screen[None]):
             self.set_focus(pane.prompt)
         return pane is not None
 
-    def toggle_browser(self) -> None:
+    async def open_browser(self) -> SessionBrowser | None:
+        """The session browser, mounted (hidden, listing the current tab's agent) the first time
+        it is wanted; None until the core is loaded."""
+        async with self._browser_arriving:  # two quick Ctrl+B: one browser
+            core = self.startup.core
+            if self.browser is None and core is not None:
+                browser = core.session_browser(self.launch.cwd, id="browser")
+                await self.query_one("#main", Horizontal).mount(browser, before="#chat")
+                self.browser = browser
+                ws = self.workspace
+                if ws is not None and ws.board.current is not None:
+                    browser.bind(ws, ws.board.current.agent)
+        return self.browser
+
+    async def toggle_browser(self) -> None:
         """Show the session browser, widen it, hide it."""
-        if self.browser is not None:  # else it is a few frames from arriving
-            self.browser.cycle()
+        browser = await self.open_browser()
+        if browser is not None:  # else it is a few frames from arriving
+            browser.cycle()
 
 
 def give_dialog_its_keys(screen: Screen[object]) -> None:

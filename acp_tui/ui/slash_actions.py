@@ -107,7 +107,12 @@ def show_help(app: AppState, pane: ChatPane, argument: str) -> None:
 
 
 def resume(app: AppState, pane: ChatPane, argument: str) -> None:
-    browser = app.chat_screen.browser
+    app.call_later(show_the_rows, app)
+
+
+async def show_the_rows(app: AppState) -> None:
+    """The session browser shown (narrow, unless it is wide) with its rows focused."""
+    browser = await app.chat_screen.open_browser()
     if browser is None:
         app.notify("The session browser is still loading.", severity="warning")
         return

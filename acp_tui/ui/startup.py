@@ -95,7 +95,6 @@ class StandIn(Static):
     DEFAULT_CSS = """
     StandIn.-transcript { height: 1fr; background: $surface; }
     StandIn.-options { height: 1; background: $panel; }
-    StandIn.-browser { display: none; }
     StandIn.-tabs { display: none; }
     StandIn.-find { display: none; }
     StandIn.-queue { display: none; }

@@ -110,6 +110,7 @@ async def test_toggle_cycles_the_panel_and_shows_titles(
     await seed(app, ["alpha topic", "beta topic"])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, app.startup.ready.is_set)  # the views arrive after frame one
+        await app.chat.open_browser()  # mounted (hidden) the first time it is wanted
         assert not browser(app).display
         sent = await open_browser(pilot, app)
         panel = browser(app)

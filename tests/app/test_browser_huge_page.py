@@ -40,6 +40,7 @@ async def test_the_first_rows_of_a_huge_page_show_before_the_rest_is_converted(
     try:
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.session is not None)
+            await app.chat.open_browser()  # mounted, still hidden: Ctrl+B shows it
             panel = app.chat.query_one(SessionBrowser)
             rows = app.chat.query_one(SessionRows)
             await pilot.press("ctrl+b")

@@ -82,6 +82,7 @@ async def test_the_views_replace_their_stand_ins_and_keep_the_draft(
         await pilot.press(*"draft")  # the prompt takes keys from the first frame on
         await wait_for(pilot, app.startup.ready.is_set)
         assert not app.chat.query(".stand-in")
+        await app.chat.open_browser()  # it arrives the first time it is wanted
         for view in (TranscriptView, SessionOptions, SessionBrowser):
             assert len(app.chat.query(view)) == 1
         assert app.chat.current_pane.query_one("#prompt", TextArea).text == "draft"

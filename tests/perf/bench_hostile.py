@@ -99,6 +99,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
     async with app.run_test(size=SIZE) as pilot:
         await wait(lambda: app.session is not None, within=WITHIN)
         await pilot.pause()
+        await app.chat.open_browser()  # mounted (hidden), as it was at start before first use
         ws, slot = app.workspace, app.slot
         assert ws is not None
         assert slot is not None
@@ -116,7 +117,7 @@ async def measure(project: Path, agent: list[str], case: str) -> dict[str, Any]:
             rows = app.chat.query_one(SessionRows)
             frames = Frames(app)
             frames.arm(lambda: panel.display and session_rows(rows) > 0 and rows.region.height > 0)
-            app.action_toggle_browser()
+            await app.action_toggle_browser()
             figures["first_rows_ms"] = (await frames.shown_time(within=WITHIN) - started) * 1000
             await wait(lambda: panel.inflight is None, within=WITHIN)
         elif case in FLOOD_CASES:

@@ -56,6 +56,7 @@ async def measure(
     async with app.run_test(size=SIZE) as pilot:
         await wait(lambda: app.session is not None)
         await pilot.pause()
+        await app.chat.open_browser()
         panel = app.chat.query_one(SessionBrowser)
         statuses: list[str] = []
         original = panel.set_status

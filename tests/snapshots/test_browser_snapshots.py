@@ -218,6 +218,7 @@ def open_browser(count: int, presses: int = 1) -> Step:
 
     async def run(pilot: Pilot[int]) -> None:
         await turn("current work")(pilot)  # the chat's session gets a title, and a row
+        await app_of(pilot).chat.open_browser()  # mounted, still hidden: Ctrl+B shows it
         browser = panel(pilot)
         browser.query_one("#browser-search", Input).cursor_blink = False
         await pilot.press("ctrl+b")

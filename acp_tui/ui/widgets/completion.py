@@ -77,20 +77,35 @@ def command_choices(
     the agent's before acp-tui's), as list entries (the first ``LIST_LIMIT``: typing more
     narrows them). acp-tui's are marked, and offered as ``//name`` where an agent command of
     the same name wins; a query typed after ``//`` lists only acp-tui's."""
-    agent_names = {command.name for command in commands}
     ours_only = query.startswith("/")
     needle = query.removeprefix("/").casefold()
-    entries: list[tuple[str, Choice]] = []
-    if not ours_only:
-        for command in commands:
-            if needle in command.name.casefold():
-                entries.append((command.name, _agent_choice(command)))
+    # The matches in order, prefix matches first; only the entries shown are built (an agent
+    # may send thousands of commands, and each key typed after "/" asks again).
+    first: list[AvailableCommand | ClientCommand] = []
+    then: list[AvailableCommand | ClientCommand] = []
+    for command in [] if ours_only else commands:
+        name = command.name.casefold()
+        if needle in name:
+            (first if name.startswith(needle) else then).append(command)
     for own in client:
-        if needle in own.name.casefold():
-            typed = f"//{own.name}" if ours_only else invocation(own.name, agent_names)
-            entries.append((own.name, _client_choice(own, typed)))
-    entries.sort(key=lambda entry: not entry[0].casefold().startswith(needle))
-    return [choice for _, choice in entries[:LIST_LIMIT]]
+        name = own.name.casefold()
+        if needle in name:
+            (first if name.startswith(needle) else then).append(own)
+    shown = first[:LIST_LIMIT] + then[: LIST_LIMIT - min(len(first), LIST_LIMIT)]
+    agent_names: set[str] | None = None
+    choices: list[Choice] = []
+    for entry in shown:
+        if isinstance(entry, ClientCommand):
+            if ours_only:
+                typed = f"//{entry.name}"
+            else:
+                if agent_names is None:
+                    agent_names = {command.name for command in commands}
+                typed = invocation(entry.name, agent_names)
+            choices.append(_client_choice(entry, typed))
+        else:
+            choices.append(_agent_choice(entry))
+    return choices
 
 
 def _agent_choice(command: AvailableCommand) -> Choice:
