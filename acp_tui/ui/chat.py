@@ -49,6 +49,9 @@ __all__ = ["ChatScreen"]
 FIRST_PANE = "pane-first"
 
 
+PREVIOUS_TAB = "alt+left,ctrl+pageup,super+left"
+
+
 class ChatScreen(Screen[None]):
     """The chat: tabs of sessions, each a pane, and the session browser beside them."""
 
@@ -66,13 +69,7 @@ class ChatScreen(Screen[None]):
         # for their own tabs. super+: iTerm2 sends its Option key as xterm's modifier 9.
         # Priority keys too, and the tab's prompt has the focus at once (see `show_tab`).
         Binding("alt+right,ctrl+pagedown,super+right", "step_tab(1)", "Next tab", priority=True),
-        Binding(
-            "alt+left,ctrl+pageup,super+left",
-            "step_tab(-1)",
-            "Previous tab",
-            show=False,
-            priority=True,
-        ),
+        Binding(PREVIOUS_TAB, "step_tab(-1)", "Previous tab", show=False, priority=True),
         *(Binding(f"alt+{n}", f"go_to_tab({n})", show=False, priority=True) for n in range(1, 10)),
     ]
 
@@ -223,21 +220,11 @@ class ChatScreen(Screen[None]):
             self.browser.agent_ready()
         settle_memory()  # startup and any replayed history are long-lived from here on
         if not self.registry_offered:  # once, after the demo agent is up: it never waits
+            from acp_tui.ui.registry_offer import first_run_offer
+
             self.registry_offered = True
-            if self.typed or (
-                pane is not None and (pane.prompt.text.strip() or slot.prompted or slot.queue)
-            ):
-                # The user is typing already: a dialog now would take their next keys (some
-                # may be on their way still, not yet in the prompt). Said in passing instead,
-                # and offered again at the next start.
-                self.app.notify(
-                    'Add agents from the ACP registry: Ctrl+P, then "Add an agent".',
-                    title="More agents",
-                    timeout=10,
-                    markup=False,
-                )
-            else:
-                await self.app.run_action("add_agent(True)")
+            busy = pane is not None and (pane.prompt.text.strip() or slot.prompted or slot.queue)
+            await first_run_offer(self.app, typing=self.typed or bool(busy))
 
     @on(messages.RevealRequested)
     def reveal_requested(self, message: messages.RevealRequested) -> None:

@@ -17,7 +17,22 @@ from acp_tui.registry.first_run import offer_answered
 if TYPE_CHECKING:
     from acp_tui.ui.dialogs.add_agent import AddedAgent
 
-__all__ = ["added_message", "open_add_agent"]
+__all__ = ["added_message", "first_run_offer", "open_add_agent"]
+
+
+async def first_run_offer(app: App[Any], *, typing: bool) -> None:
+    """The first run's offer, once the demo agent's session is open: the dialog, unless the
+    user is ``typing`` already. A dialog then would take their next keys (some may be on their
+    way still, not yet in the prompt): it is said in passing, and offered at the next start."""
+    if typing:
+        app.notify(
+            'Add agents from the ACP registry: Ctrl+P, then "Add an agent".',
+            title="More agents",
+            timeout=10,
+            markup=False,
+        )
+    else:
+        await app.run_action("add_agent(True)")
 
 
 def open_add_agent(app: App[Any], paths: Paths, *, first_run: bool = False) -> None:
