@@ -42,10 +42,12 @@ def switch_back_and_forth(term: Terminal, left: str, right: str) -> None:
     term.wait_for(lambda _: first_tab_shown(term) and drawn_whole(term))
     term.send(right)
     term.wait_for(lambda _: not first_tab_shown(term) and drawn_whole(term))
-    assert "Message the agent" in prompt_line(term)  # nothing typed in the second tab's prompt
+    # Nothing typed in the second tab's prompt (the screen is in the message).
+    assert "Message the agent" in prompt_line(term), term.text()
     term.send(right)  # past the last tab: back to the first
     term.wait_for(lambda _: first_tab_shown(term) and drawn_whole(term))
-    assert prompt_line(term).strip(" ▊▎▌").endswith(DRAFT)  # nothing typed after the draft
+    # Nothing typed after the draft.
+    assert prompt_line(term).strip(" ▊▎▌").endswith(DRAFT), term.text()
 
 
 @pytest.mark.parametrize(
