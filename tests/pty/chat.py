@@ -66,4 +66,9 @@ def open_second_tab(term: Terminal) -> None:
     time.sleep(0.3)
     term.press("enter")
     term.wait_for(lambda text: " 2 " in text and "Extra workspace roots" not in text)
-    term.wait_for(READY)
+    # The second tab's own pane, ready: the tab bar can show the new tab a frame before its
+    # pane replaces the first one (whose status says ready too). Keys sent on that frame were
+    # checked against the screens the pane's late arrival then drew (test_tab_keys, under load).
+    term.wait_for(
+        lambda text: READY.search(text) is not None and "Message the agent" in prompt_line(term)
+    )

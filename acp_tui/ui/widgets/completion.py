@@ -198,6 +198,8 @@ class CompletionList(OptionList, can_focus=False):
         self.add_class("-open")
 
     def close(self) -> None:
+        if not self.choices and not self.option_count and not self.has_class("-open"):
+            return  # closed already: every key the prompt handles closes it again
         self.remove_class("-open")
         self.choices = []
         self.clear_options()

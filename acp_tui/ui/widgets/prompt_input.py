@@ -311,6 +311,7 @@ class PromptInput(TextArea):
     def track_edit(self, event: TextArea.Changed) -> None:
         if event.text_area is not self:
             return
+        event.stop()  # no one above listens: bubbling it cost six more dispatches per key
         self.browser.edited(self.text)
         commands = self.session.transcript.commands if self.session is not None else []
         hint = command_hint(self.text, commands)
@@ -320,6 +321,7 @@ class PromptInput(TextArea):
     @on(TextArea.SelectionChanged)
     def track_cursor(self, event: TextArea.SelectionChanged) -> None:
         if event.text_area is self:
+            event.stop()  # as `track_edit`
             self.update_completion()
 
     def commands_changed(self, change: Change) -> None:

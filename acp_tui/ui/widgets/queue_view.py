@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from textual import on
 from textual.binding import Binding
 from textual.content import Content
+from textual.css.styles import RulesMap
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -24,6 +27,8 @@ from acp_tui.ui.plain_text import sanitize
 __all__ = ["QueueView"]
 
 PREVIEW = 72
+ROWS = 6
+"""The most lines the view takes (it scrolls beyond)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,17 +48,17 @@ def preview(text: str, width: int = PREVIEW) -> str:
 class QueueView(OptionList):
     """The queued prompts of one session, with why they wait."""
 
-    DEFAULT_CSS = """
-    QueueView {
+    DEFAULT_CSS = f"""
+    QueueView {{
         height: auto;
-        max-height: 6;
+        max-height: {ROWS};
         border: none;
         padding: 0 1;
         background: $boost;
         display: none;
-        &.-shown { display: block; }
-        &:focus { background-tint: $foreground 5%; }
-    }
+        &.-shown {{ display: block; }}
+        &:focus {{ background-tint: $foreground 5%; }}
+    }}
     """
 
     BINDINGS = [
@@ -83,6 +88,9 @@ class QueueView(OptionList):
         self.queued: list[Queued] = []
         self.paused = False
         self._shown: tuple[list[Queued], str, bool] | None = None
+        self._labels: dict[str, Content] = {}
+        """The rows' labels by their text: a label kept measures its height once (Content
+        caches it), not at every change of a long queue."""
 
     def show_queue(self, queued: Sequence[Queued], reason: str, *, paused: bool = False) -> None:
         """Show ``queued`` (hidden when empty), under a line saying why they wait."""
@@ -95,9 +103,11 @@ class QueueView(OptionList):
         self.paused = paused
         head = f"{'⏸ paused' if paused else '⧗ queued'}: {sanitize(reason)}"
         options = [Option(Content.styled(head, "bold" if paused else "dim"), disabled=True)]
+        labels, self._labels = self._labels, {}
         for number, item in enumerate(self.queued, start=1):
             mark = "✎ " if item.editing else ""
-            label = Content(f"{number}. {mark}{preview(sanitize(item.text))}")
+            text = f"{number}. {mark}{preview(sanitize(item.text))}"
+            label = self._labels[text] = labels.get(text) or Content(text)
             options.append(Option(label, id=str(item.id)))
         self.set_options(options)
         self.set_class(bool(self.queued), "-shown")
@@ -105,6 +115,19 @@ class QueueView(OptionList):
             self.highlighted = min(max(keep or 1, 1), len(self.queued))
         elif self.has_focus:
             self.post_message(self.Back())
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The height of the rows up to what the view can show: every layout of the screen
+        asks, and OptionList measures every row (hundreds while prompts are typed faster than
+        turns end)."""
+        padding = self.get_component_styles("option-list--option").padding.width
+        rules = cast(RulesMap, self.styles)  # as OptionList does
+        height = 0
+        for option in self.options:
+            if height >= ROWS:
+                break
+            height += self._get_visual(option).get_height(rules, width - padding)
+        return height
 
     @property
     def highlighted_id(self) -> int | None:

@@ -320,8 +320,12 @@ class SessionOptions(Horizontal):
                 value = values.get(switch.name or "")
                 if isinstance(value, bool) and switch.value != value:
                     switch.value = value
+        shown = format_usage(self.usage)
         for usage in self.query("#session-usage").results(Static):
-            usage.update(Text(format_usage(self.usage)))
+            if not isinstance(usage.content, Text) or usage.content.plain != shown:
+                # One line of a set width whatever it says: no layout of the screen (each turn
+                # of an agent that reports usage laid the whole screen out again).
+                usage.update(Text(shown), layout=False)
 
     async def rebuild(self) -> None:
         """Recompose for a new set of options, as many times as they changed meanwhile.
