@@ -104,16 +104,21 @@ def test_find_goes_to_the_previous_match_with_a_key_tmux_delivers(tmp_path: Path
         assert term.wait() == 0
 
 
+def after_a_turn_focus_the_transcript(term: Terminal) -> None:
+    """A turn, then Tab: the transcript has the focus (its keys are in the footer)."""
+    term.type("hello")
+    term.press("enter")
+    term.wait_for("You said")
+    term.wait_for(re.compile(r"·\s+ready"))
+    term.press("tab")
+    term.wait_for("Copy block")
+
+
 def test_keys_read_with_ctrl_l_go_to_the_prompt(tmp_path: Path) -> None:
     """Ctrl+L and the keys typed right after it often come in one read: they all went to the
     transcript (the app had handed them on before Ctrl+L moved the focus), and were lost."""
     with start(tmp_path) as term:
-        term.type("hello")
-        term.press("enter")
-        term.wait_for("You said")
-        term.wait_for(re.compile(r"·\s+ready"))
-        term.press("tab")
-        term.wait_for("Copy block")  # the transcript has the focus
+        after_a_turn_focus_the_transcript(term)
         term.send("\x0c" + "after")  # one write: Ctrl+L, then the text
         term.wait_for(lambda text: "after" in prompt_line(term))
         term.press("ctrl+q")
@@ -124,12 +129,7 @@ def test_tab_from_the_prompt_goes_to_the_transcript(tmp_path: Path) -> None:
     """As the README says: Tab (a real terminal's \\t) puts the focus on the transcript, whose
     keys the footer then shows; what is typed next is not typed into the prompt."""
     with start(tmp_path) as term:
-        term.type("hello")
-        term.press("enter")
-        term.wait_for("You said")
-        term.wait_for(re.compile(r"·\s+ready"))
-        term.press("tab")
-        term.wait_for("Copy block")  # the transcript's keys in the footer
+        after_a_turn_focus_the_transcript(term)
         term.type("xyz")
         term.send("\x0c")  # Ctrl+L: back to the prompt, after the keys above were read
         term.wait_for(lambda text: "Copy block" not in text)  # the prompt's keys in the footer
