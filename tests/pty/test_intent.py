@@ -8,7 +8,9 @@ terminal sends, at a person's typing speed.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -61,6 +63,31 @@ def test_a_burst_of_keys_answers_no_permission_and_a_key_after_a_pause_does(
         term.send("a")
         screen = term.wait_for("You chose Allow once", timeout=15)
         assert PERMISSION_TITLE not in screen.split("You chose")[-1]
+        term.press("ctrl+q")
+        assert term.wait(timeout=30) == 0
+
+
+def test_a_burst_typed_while_the_app_is_stopped_answers_no_permission(tmp_path: Path) -> None:
+    """A busy machine may not run the app for a second while the user types: the keys wait
+    unread in the terminal, and the dialog's clock must not take the first one as an answer.
+    The app is stopped (SIGSTOP, as a loaded machine would leave it unscheduled) in the middle
+    of a burst; the keys typed meanwhile answer nothing."""
+    with start(tmp_path) as term:
+        term.wait_for(READY, timeout=60)
+        term.type("permission\r")
+        term.wait_for(PERMISSION_TITLE)
+        sent = burst(term, "a", seconds=0.3)
+        os.kill(term.process.pid, signal.SIGSTOP)
+        try:
+            sent += burst(term, "a", seconds=0.5)
+            time.sleep(1.0)  # longer than the dialog's quiet time
+        finally:
+            os.kill(term.process.pid, signal.SIGCONT)
+        sent += burst(term, "a", seconds=1)
+        screen = term.wait_for(f"{sent} {IGNORED}.", timeout=10)
+        assert "You chose" not in screen, screen
+        term.send("a")
+        term.wait_for("You chose Allow once", timeout=15)
         term.press("ctrl+q")
         assert term.wait(timeout=30) == 0
 

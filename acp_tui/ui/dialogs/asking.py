@@ -7,6 +7,12 @@ dialog takes no answer at all (keys, Enter on a button, clicks, Esc) until the k
 quiet for ``QUIET`` seconds since it appeared: every key before then is dropped, counted, and
 starts the quiet time over. The dialog shows the countdown and how many keys it dropped.
 
+The keyboard's time is the terminal's: a key counts from when the driver's input thread read it
+(`acp_tui.ui.driver.last_key_read`), not from when the event loop handled it, since the loop may
+run its timers before keys it has not reached yet. And a check that comes late (the process was
+not running: a busy machine, a stopped job) takes no answer: keys typed meanwhile may still be
+unread, so the next check decides.
+
 While it waits, nothing in the dialog has the focus (a click cannot give it either), so every
 key reaches the screen first, whatever widget would have consumed it, and its buttons are
 disabled. Once it takes answers, the focus goes to ``FIRST_FOCUS``, never a button: an Enter
@@ -24,6 +30,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, Static
+
+from acp_tui.ui.driver import last_key_read
 
 __all__ = ["AskingScreen", "quiet_text"]
 
@@ -71,6 +79,9 @@ class AskingScreen(ModalScreen[T]):
     TICK = 0.1
     """Seconds between two updates of the countdown."""
 
+    LATE = 0.25
+    """A check this long after the one before comes after a stall, and takes no answer."""
+
     accepting = False
     """Whether the keyboard has been quiet long enough: answers are taken from now on."""
 
@@ -81,6 +92,7 @@ class AskingScreen(ModalScreen[T]):
     """Whether the dialog has closed with an answer (it takes only one)."""
 
     _last_key = 0.0
+    _checked = 0.0
     _ticker: Timer | None = None
 
     def quiet_note(self) -> Static:
@@ -92,7 +104,7 @@ class AskingScreen(ModalScreen[T]):
         """Start counting the quiet time from now: the dialog has just appeared."""
         if self.accepting or self._ticker is not None:
             return
-        self._last_key = time.monotonic()
+        self._last_key = self._checked = time.monotonic()
         if self.QUIET > 0:
             self._ticker = self.set_interval(self.TICK, self.check_quiet)
             self.show_quiet()
@@ -121,9 +133,17 @@ class AskingScreen(ModalScreen[T]):
         """The dialog's own keys do nothing while it waits: they reach ``on_event``, dropped."""
         return True if self.accepting else None
 
+    def quiet_since(self) -> float:
+        """When the last key came: read by the terminal, or handled here (Pilot's keys)."""
+        return max(self._last_key, last_key_read())
+
     def check_quiet(self) -> None:
-        """Take answers once the keyboard has been quiet long enough; else show what is left."""
-        if time.monotonic() - self._last_key >= self.QUIET:
+        """Take answers once the keyboard has been quiet long enough, unless this check comes
+        late (after a stall); else show what is left."""
+        now = time.monotonic()
+        late = now - self._checked > self.LATE
+        self._checked = now
+        if not late and now - self.quiet_since() >= self.QUIET:
             self.accept_answers()
         else:
             self.show_quiet()
@@ -132,7 +152,7 @@ class AskingScreen(ModalScreen[T]):
         """Update the note: the countdown (while waiting) and the keys dropped."""
         left = None
         if not self.accepting:
-            left = max(0.0, self.QUIET - (time.monotonic() - self._last_key))
+            left = max(0.0, self.QUIET - (time.monotonic() - self.quiet_since()))
         text = quiet_text(self.dropped, self.QUIET, left)
         for note in self.query(".asking-quiet").results(Static):
             note.update(Content(text))

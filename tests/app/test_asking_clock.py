@@ -1,0 +1,88 @@
+"""The quiet time of an asking dialog counts from keys as the terminal read them.
+
+The event loop may run the dialog's check before keys it has not handled yet (a busy loop, a
+process that was not scheduled): such a check must take no answer. The clock is driven by hand
+here (the countdown's own timer is slowed out of the way); tests/pty/test_intent.py shows the
+same with a real terminal and a stopped process.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Button, Static
+
+from acp_tui.ui import driver
+from acp_tui.ui.dialogs import asking
+from acp_tui.ui.dialogs.asking import AskingScreen
+
+
+class Clock:
+    """Stands in for the `time` module in `asking`: ``now`` moves only when the test says."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class Question(AskingScreen[str]):
+    def compose(self) -> ComposeResult:
+        yield self.quiet_note()
+        yield Button("Yes", disabled=True)
+
+
+class Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("behind")
+
+    def on_mount(self) -> None:
+        self.push_screen(Question())
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(asking, "time", clock)
+    monkeypatch.setattr(Question, "TICK", 1000.0)  # the test makes every check itself
+    monkeypatch.setattr(driver, "_key_read_at", [0.0])
+    return clock
+
+
+async def test_a_key_the_terminal_read_but_the_loop_has_not_handled_restarts_the_quiet_time(
+    clock: Clock,
+) -> None:
+    async with Host().run_test() as pilot:
+        await pilot.pause()
+        dialog = pilot.app.screen
+        assert isinstance(dialog, Question)
+        clock.now += 0.7
+        driver._key_read_at[0] = clock.now  # read by the input thread, still queued
+        clock.now += 0.2
+        dialog.check_quiet()
+        assert not dialog.accepting
+        clock.now += 0.2
+        dialog.check_quiet()
+        assert not dialog.accepting  # 0.4 s since that key
+        for _ in range(4):
+            clock.now += 0.1
+            dialog.check_quiet()
+        assert dialog.accepting  # 0.8 s since it
+
+
+async def test_a_check_that_comes_late_takes_no_answer_and_the_next_one_decides(
+    clock: Clock,
+) -> None:
+    async with Host().run_test() as pilot:
+        await pilot.pause()
+        dialog = pilot.app.screen
+        assert isinstance(dialog, Question)
+        clock.now += 2.0  # the process was not running: keys may wait unread
+        dialog.check_quiet()
+        assert not dialog.accepting
+        assert "0.0 s to go" in str(dialog.query_one(".asking-quiet", Static).content)
+        clock.now += 0.1
+        dialog.check_quiet()
+        assert dialog.accepting
+        assert not dialog.query_one(Button).disabled
