@@ -97,10 +97,18 @@ SLOW_FIRST = ("tests/pty/", "tests/browser/", "tests/serve/", "tests/interop/")
 """Folders whose tests take seconds each (a terminal, a browser, a server, a real agent)."""
 
 
+ONE_AT_A_TIME = "tests/snapshots/"
+"""Each snapshot module draws its screens in one fixed folder (the screens show its path), and
+locks it for the length of a test: two tests of one module never run at once."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the long tests first: the workers then end together on short ones, instead of one
     worker finishing a 60-second test while the others wait idle. The order within each group
-    is kept, and every worker computes the same order (xdist checks it)."""
+    is kept, and every worker computes the same order (xdist checks it).
+
+    The snapshot tests are spread among the app tests (`spread_out`): one after another, the
+    workers queued on each module's folder lock, and the cores idled for half a minute."""
 
     def rank(item: pytest.Item) -> int:
         path = item.nodeid
@@ -108,11 +116,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             return 0
         if item.get_closest_marker(REAL_AGENT) is not None:
             return 1
-        if path.startswith(("tests/app/", "tests/snapshots/")):
+        if path.startswith(("tests/app/", ONE_AT_A_TIME)):
             return 2
         return 3
 
     items.sort(key=rank)
+    middle = [i for i, item in enumerate(items) if rank(item) == 2]
+    if middle:
+        items[middle[0] : middle[-1] + 1] = spread_out(items[middle[0] : middle[-1] + 1])
+
+
+def spread_out(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with each snapshot module's tests spaced evenly among the others (the modules
+    staggered), so that two tests waiting on one folder lock seldom run at once."""
+    others = [item for item in items if not item.nodeid.startswith(ONE_AT_A_TIME)]
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        if item.nodeid.startswith(ONE_AT_A_TIME):
+            modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    placed = [(k / max(1, len(others)), item.nodeid, item) for k, item in enumerate(others)]
+    for m, tests in enumerate(modules.values()):
+        stagger = (m + 1) / (len(modules) + 1)
+        placed += [((j + stagger) / len(tests), item.nodeid, item) for j, item in enumerate(tests)]
+    placed.sort(key=lambda entry: (entry[0], entry[1]))
+    return [item for _, _, item in placed]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
