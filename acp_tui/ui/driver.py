@@ -1,13 +1,14 @@
 """Provides terminal_driver: Textual's driver for this platform, as acp-tui needs it.
 
-Two things are added to the driver Textual picks (the Linux/macOS one; others are left as
+What is added to the driver Textual picks (the Linux/macOS one; others are left as
 they are):
 
 - it writes nothing while the app is suspended: Textual's suspend stops the driver's writer
   thread but leaves it in place, so every frame the app's timers drew meanwhile went into that
   thread's bounded queue (30 writes), and the next write blocked the event loop for good (a
   terminal login froze the app, and SIGTERM waited for the hard exit). The app draws itself
-  whole when it resumes, as after any suspend;
+  whole when it resumes, as after any suspend. A SIGCONT without a suspend before it resumes
+  nothing;
 - it reads keys with `acp_tui.ui.terminal_keys.TerminalKeys` (Alt+digit as terminals send it,
   unknown sequences dropped rather than typed);
 - it notes when its input thread last read a key or a paste (`last_key_read`): the event loop
@@ -55,8 +56,12 @@ def terminal_driver(base: type[Driver]) -> type[Driver]:
             self.suspended = True
 
         def resume_application_mode(self) -> None:
-            self.suspended = False
-            super().resume_application_mode()
+            # Textual resumes on every SIGCONT, but one that follows no suspend (the process
+            # was stopped from outside: kill -STOP, a debugger) has nothing to resume: a second
+            # input thread split the keys with the first, and Ctrl+Q no longer quit.
+            if self.suspended:
+                self.suspended = False
+                super().resume_application_mode()
 
         def process_message(self, message: Message) -> None:
             # The input thread, as soon as the key is read: before the loop sees it.

@@ -7,7 +7,9 @@ know is dropped, never typed into the prompt as text.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -123,6 +125,22 @@ def test_keys_read_with_ctrl_l_go_to_the_prompt(tmp_path: Path) -> None:
         term.wait_for(lambda text: "after" in prompt_line(term))
         term.press("ctrl+q")
         assert term.wait() == 0
+
+
+def test_a_stop_and_continue_from_outside_leave_the_keys_and_ctrl_q_working(
+    tmp_path: Path,
+) -> None:
+    """kill -STOP then kill -CONT (a debugger, a job-control tool): Textual resumed on the
+    SIGCONT as if from a suspend, and started a second input thread; the two split the keys,
+    and Ctrl+Q no longer quit (4 of 4 before the driver resumed only what it suspended)."""
+    with start(tmp_path) as term:
+        os.kill(term.process.pid, signal.SIGSTOP)
+        time.sleep(0.3)
+        os.kill(term.process.pid, signal.SIGCONT)
+        term.type("typed after")
+        term.wait_for(lambda text: "typed after" in prompt_line(term))
+        term.press("ctrl+q")
+        assert term.wait(timeout=30) == 0
 
 
 def test_tab_from_the_prompt_goes_to_the_transcript(tmp_path: Path) -> None:
