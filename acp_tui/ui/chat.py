@@ -33,7 +33,6 @@ from acp_tui.ui.messages import TabChosen
 from acp_tui.ui.startup import StandIn, Startup, replace_stand_in
 from acp_tui.ui.widgets.chat_pane import ChatPane
 from acp_tui.ui.widgets.footer import QuietFooter
-from acp_tui.ui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -99,7 +98,7 @@ class ChatScreen(Screen[None]):
         yield QuietFooter()  # the keys that fit, whole; redrawn only when they change
 
     def on_mount(self) -> None:
-        self.current_pane.prompt.focus()
+        self.call_after_refresh(self.current_pane.prompt_arrives)  # focused as it arrives
         self.app.screen_change_signal.subscribe(self, give_dialog_its_keys)
 
     async def views_arrived(self, core: Core) -> None:
@@ -341,7 +340,7 @@ class ChatScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_prompt":  # shown in the footer only where it does something
-            return not isinstance(self.focused, PromptInput)  # no query: runs on every switch
+            return self.focused is None or self.focused.id != "prompt"  # runs on every switch
         if action == "step_tab":  # shown (and taken from the focused widget) with two tabs
             return self.workspace is not None and len(self.workspace.slots) > 1
         return True

@@ -1,8 +1,10 @@
 """Provides what the first frame defers, in one place: the core's import and the stand-ins.
 
-The first frame shows the status line, the prompt (which takes keys at once) and the footer.
-The transcript view, the options bar, the session browser and the Workspace need the protocol
-models, which take longer to import than Textual itself, so:
+The first frame shows the status line, a stand-in of the prompt and the footer; the prompt
+itself (the editor and its completion) replaces it just after the frame, and the keys typed
+before that are given to it then. The transcript view, the options bar, the session browser
+and the Workspace need the protocol models, which take longer to import than Textual itself,
+so:
 
 * the command line calls `pause_collection` (startup allocates mostly long-lived objects, and
   collecting among them is wasted work);
@@ -99,10 +101,17 @@ class StandIn(Static):
     StandIn.-find { display: none; }
     StandIn.-queue { display: none; }
     StandIn.-context { display: none; }
+    StandIn.-prompt {
+        height: 3;
+        border: tall $border;
+        padding: 0 1;
+        background: $surface;
+        color: $text 40%;
+    }
     """
 
-    def __init__(self, kind: str) -> None:
-        super().__init__(classes=f"stand-in -{kind}")
+    def __init__(self, kind: str, text: str = "") -> None:
+        super().__init__(text, classes=f"stand-in -{kind}", markup=False)
         self.kind = kind
 
 

@@ -24,11 +24,9 @@ from textual.containers import Vertical
 from textual.content import Content
 
 from acp_tui.ui.messages import CommandTyped, OptionChosen
-from acp_tui.ui.slash import parse_prompt
 from acp_tui.ui.startup import StandIn, replace_stand_in
 from acp_tui.ui.widgets.pane_queue import PaneQueue
-from acp_tui.ui.widgets.pane_views import PANE_VIEWS, new_view
-from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.pane_views import PANE_VIEWS, PLACEHOLDER, new_view
 from acp_tui.ui.widgets.status_line import StatusLine
 from acp_tui.ui.widgets.status_text import agent_status, status_text, waited
 
@@ -41,6 +39,7 @@ if TYPE_CHECKING:
     from acp_tui.ui.transcript.view import TranscriptView
     from acp_tui.ui.widgets.context_bar import ContextBar
     from acp_tui.ui.widgets.find_bar import FindBar
+    from acp_tui.ui.widgets.prompt_input import PromptInput
     from acp_tui.ui.widgets.queue_view import QueueView
     from acp_tui.ui.widgets.session_options import SessionOptions
 
@@ -96,16 +95,37 @@ class ChatPane(Vertical):
         core = self.core
         if core is None:
             # The first frame: what it does not show (the views, and the find bar, the queue
-            # and the context bar, hidden while empty) comes after it (`views_arrived`).
+            # and the context bar, hidden while empty) comes after it (`views_arrived`), and
+            # the prompt just after it (`prompt_arrives`): keys typed meanwhile wait for it.
             for kind in PANE_VIEWS:
                 yield StandIn(kind)
+            yield StandIn("prompt", PLACEHOLDER)
         else:
             for kind in PANE_VIEWS:
                 yield new_view(kind, core, self.launch)
-        yield PromptInput(history=self.history, id="prompt")
+            yield self.new_prompt()
+
+    def new_prompt(self) -> PromptInput:
+        from acp_tui.ui.widgets.prompt_input import PromptInput  # after the first frame
+
+        return PromptInput(history=self.history, id="prompt")
+
+    async def prompt_arrives(self) -> None:
+        """The first pane's prompt for its stand-in, focused (`AcpApp.replay_early_input` gives
+        it the keys typed before); in the pane at once, and only the first call adds it."""
+        for stand_in in list(self.query(StandIn)):
+            if stand_in.kind == "prompt":
+                stand_in.kind = "prompt, replaced"
+                prompt = self.new_prompt()
+                with self.app.batch_update():
+                    mounted = self.mount(prompt, before=stand_in)
+                    prompt.focus()
+                    await mounted
+                    await stand_in.remove()
 
     async def views_arrived(self, core: Core) -> None:
         """Replace the stand-ins by the views (the first pane, once the core is loaded)."""
+        await self.prompt_arrives()  # (it has, unless the core came first)
         self.core = core
         with self.app.batch_update():
             for stand_in in list(self.query(StandIn)):
@@ -125,7 +145,7 @@ class ChatPane(Vertical):
 
     @property
     def prompt(self) -> PromptInput:
-        return self.query_one("#prompt", PromptInput)
+        return cast("PromptInput", self.query_one("#prompt"))  # no stand-in: it has no id
 
     @property
     def transcript_view(self) -> TranscriptView | None:
@@ -263,8 +283,12 @@ class ChatPane(Vertical):
 
     # -- what the user does ----------------------------------------------------------------
 
-    @on(PromptInput.Submitted)
-    def submit(self, event: PromptInput.Submitted) -> None:
+    # The prompt's, the queue's, the context bar's and the find bar's messages are handled by
+    # name: the first frame does without their modules.
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        from acp_tui.ui.slash import parse_prompt
+
         event.stop()
         view = self.transcript_view
         if view is not None:
@@ -277,9 +301,6 @@ class ChatPane(Vertical):
         self.queue.send(event.text, event.attachments)
         if self.slot is None:
             self.refresh_queue()  # kept here: the Workspace's events show the others
-
-    # The queue's, the context bar's and the find bar's messages are handled by name: the
-    # first frame does without their modules.
 
     def on_queue_view_resume_requested(self, event: QueueView.ResumeRequested) -> None:
         event.stop()
@@ -304,13 +325,17 @@ class ChatPane(Vertical):
         if self.slot is None:
             self.refresh_queue()
 
-    @on(PromptInput.TakeOffAttachment)
-    def on_context_bar_remove_requested(
-        self, event: PromptInput.TakeOffAttachment | ContextBar.RemoveRequested
-    ) -> None:
-        """Take a ``!`` command's output off the next message (from the prompt: the last)."""
+    def on_prompt_input_take_off_attachment(self, event: PromptInput.TakeOffAttachment) -> None:
+        """Backspace in the empty prompt: the last ``!`` output is taken off the next message."""
         event.stop()
-        index = -1 if isinstance(event, PromptInput.TakeOffAttachment) else event.index
+        self.take_off_attachment(-1)
+
+    def on_context_bar_remove_requested(self, event: ContextBar.RemoveRequested) -> None:
+        event.stop()
+        self.take_off_attachment(event.index)
+
+    def take_off_attachment(self, index: int) -> None:
+        """Take a ``!`` command's output off the next message."""
         if self.slot is not None and self.workspace is not None:
             self.workspace.shell.remove_context(self.slot, index)
 

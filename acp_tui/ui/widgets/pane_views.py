@@ -15,10 +15,13 @@ if TYPE_CHECKING:
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.ui.startup import Core
 
-__all__ = ["PANE_VIEWS", "empty_hint", "new_view"]
+__all__ = ["PANE_VIEWS", "PLACEHOLDER", "empty_hint", "new_view"]
 
 PANE_VIEWS = ("transcript", "options", "find", "queue", "context")
 """The kinds, in their order in the pane."""
+
+PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ files"
+"""What the empty prompt says (its stand-in in the first frame too)."""
 
 
 def empty_hint(launch: LaunchSpec) -> tuple[str, ...]:

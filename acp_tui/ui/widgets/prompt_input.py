@@ -46,12 +46,11 @@ from acp_tui.ui.widgets.completion import (
     completion_context,
     file_choices,
 )
+from acp_tui.ui.widgets.pane_views import PLACEHOLDER
 
 if TYPE_CHECKING:
     from acp_tui.client.session.entries import Change
     from acp_tui.client.session.live_session import LiveSession
-
-PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · @ files"
 
 
 class PromptInput(TextArea):
