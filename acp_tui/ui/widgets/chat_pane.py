@@ -129,7 +129,8 @@ class ChatPane(Vertical):
         self.core = core
         with self.app.batch_update():
             for stand_in in list(self.query(StandIn)):
-                await replace_stand_in(stand_in, new_view(stand_in.kind, core, self.launch))
+                if stand_in.kind in PANE_VIEWS:  # (the prompt's may still be on its way out)
+                    await replace_stand_in(stand_in, new_view(stand_in.kind, core, self.launch))
         if self.slot is not None:
             self.show_session()
         else:
@@ -283,8 +284,7 @@ class ChatPane(Vertical):
 
     # -- what the user does ----------------------------------------------------------------
 
-    # The prompt's, the queue's, the context bar's and the find bar's messages are handled by
-    # name: the first frame does without their modules.
+    # The prompt's, queue's, context and find bars' messages by name: the first frame has none.
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         from acp_tui.ui.slash import parse_prompt
