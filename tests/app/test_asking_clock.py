@@ -8,6 +8,8 @@ same with a real terminal and a stopped process.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
@@ -86,3 +88,32 @@ async def test_a_check_that_comes_late_takes_no_answer_and_the_next_one_decides(
         dialog.check_quiet()
         assert dialog.accepting
         assert not dialog.query_one(Button).disabled
+
+
+async def test_the_quiet_time_counts_from_when_the_dialog_is_drawn(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy machine may take most of the quiet time to draw the dialog: no answer is taken
+    before it is on the screen, and the quiet time starts there."""
+    frames: list[Callable[[], object]] = []
+    monkeypatch.setattr(
+        Question, "call_after_refresh", lambda self, callback: frames.append(callback)
+    )
+    async with Host().run_test() as pilot:
+        await pilot.pause()
+        dialog = pilot.app.screen
+        assert isinstance(dialog, Question)
+        assert [frame.__name__ for frame in frames] == ["drawn"]
+        clock.now += 0.1
+        for _ in range(20):  # two seconds, not drawn yet
+            clock.now += 0.1
+            dialog.check_quiet()
+        assert not dialog.accepting
+        frames.pop()()  # the frame is out
+        for _ in range(7):
+            clock.now += 0.1
+            dialog.check_quiet()
+        assert not dialog.accepting  # 0.7 s since it was drawn
+        clock.now += 0.1
+        dialog.check_quiet()
+        assert dialog.accepting

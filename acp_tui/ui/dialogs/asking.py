@@ -4,7 +4,7 @@ has been quiet.
 The agent asks when it likes, so its dialog may appear while the user is typing a prompt, and a
 prompt's letters or its Enter must answer nothing, however long the typing goes on. So the
 dialog takes no answer at all (keys, Enter on a button, clicks, Esc) until the keyboard has been
-quiet for ``QUIET`` seconds since it appeared: every key before then is dropped, counted, and
+quiet for ``QUIET`` seconds since it was drawn: every key before then is dropped, counted, and
 starts the quiet time over. The dialog shows the countdown and how many keys it dropped.
 
 The keyboard's time is the terminal's: a key counts from when the driver's input thread read it
@@ -93,6 +93,7 @@ class AskingScreen(ModalScreen[T]):
 
     _last_key = 0.0
     _checked = 0.0
+    _drawn = False
     _ticker: Timer | None = None
 
     def quiet_note(self) -> Static:
@@ -108,8 +109,16 @@ class AskingScreen(ModalScreen[T]):
         if self.QUIET > 0:
             self._ticker = self.set_interval(self.TICK, self.check_quiet)
             self.show_quiet()
+            self.call_after_refresh(self.drawn)
         else:
             self.accept_answers()
+
+    def drawn(self) -> None:
+        """The dialog is on the screen: the quiet time counts from now. A busy machine may take
+        a good part of it to draw the dialog, and the user cannot stop typing for a dialog not
+        yet seen."""
+        self._drawn = True
+        self._last_key = max(self._last_key, time.monotonic())
 
     async def on_event(self, event: events.Event) -> None:
         """Drop every key (and paste) while answers are not taken: it restarts the quiet time."""
@@ -143,7 +152,7 @@ class AskingScreen(ModalScreen[T]):
         now = time.monotonic()
         late = now - self._checked > self.LATE
         self._checked = now
-        if not late and now - self.quiet_since() >= self.QUIET:
+        if self._drawn and not late and now - self.quiet_since() >= self.QUIET:
             self.accept_answers()
         else:
             self.show_quiet()
