@@ -11,9 +11,9 @@ they are):
   nothing;
 - it reads keys with `acp_tui.ui.terminal_keys.TerminalKeys` (Alt+digit as terminals send it,
   unknown sequences dropped rather than typed);
-- it notes when its input thread last read a key or a paste (`last_key_read`): the event loop
-  handles keys later, and much later when the machine is busy, so a dialog that waits for a
-  quiet keyboard (`acp_tui.ui.dialogs.asking`) asks the thread, not the loop.
+- it notes when its input thread last read a key or a paste (`acp_tui.ui.input_clock`): the
+  event loop handles keys later, and much later when the machine is busy, so a dialog that
+  waits for a quiet keyboard (`acp_tui.ui.dialogs.asking`) asks the thread, not the loop.
 """
 
 from __future__ import annotations
@@ -23,21 +23,13 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
+from acp_tui.ui.input_clock import KEYBOARD
+
 if TYPE_CHECKING:
     from textual.driver import Driver
     from textual.message import Message
 
-__all__ = ["last_key_read", "terminal_driver"]
-
-_key_read_at = [0.0]
-"""When the terminal's input thread last read a key or a paste (monotonic seconds; 0: never,
-or no terminal: Pilot and the web driver's tests hand keys to the app directly)."""
-
-
-def last_key_read() -> float:
-    """When this process's terminal driver last read a key or a paste (`time.monotonic`; 0.0:
-    never). One terminal per process, so one clock."""
-    return _key_read_at[0]
+__all__ = ["terminal_driver"]
 
 
 def terminal_driver(base: type[Driver]) -> type[Driver]:
@@ -66,7 +58,7 @@ def terminal_driver(base: type[Driver]) -> type[Driver]:
         def process_message(self, message: Message) -> None:
             # The input thread, as soon as the key is read: before the loop sees it.
             if isinstance(message, events.Key | events.Paste):
-                _key_read_at[0] = time.monotonic()
+                KEYBOARD.key_read_at = time.monotonic()
             super().process_message(message)
 
     TerminalDriver.__name__ = TerminalDriver.__qualname__ = f"Terminal{base.__name__}"

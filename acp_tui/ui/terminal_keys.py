@@ -19,11 +19,15 @@ typed. The parser is Textual's own with these two hooks; the driver uses it
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from typing import Literal
 
 from textual import events
 from textual._xterm_parser import XTermParser
+from textual.message import Message
+
+from acp_tui.ui.input_clock import KEYBOARD
 
 __all__ = ["TerminalKeys"]
 
@@ -38,6 +42,21 @@ class TerminalKeys(XTermParser):
 
     _dropping: Literal["after-esc", "csi", "ss3"] | None = None
     """Where in an unknown sequence being dropped the parser is (None: not dropping)."""
+
+    _fed = False
+    """Whether the input thread gave the parser data since its last ``tick``."""
+
+    def feed(self, data: str) -> Iterable[Message]:
+        self._fed = True
+        return super().feed(data)
+
+    def tick(self) -> Iterable[Message]:
+        # The input thread ticks after each wait for input (a tenth of a second at most): one
+        # that brought no data found nothing unread in the terminal (`acp_tui.ui.input_clock`).
+        if not self._fed:
+            KEYBOARD.clear_at = time.monotonic()
+        self._fed = False
+        return super().tick()
 
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
         if self._dropping is not None or self._unknown_sequence_starts(sequence, alt):

@@ -14,9 +14,9 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Static
 
-from acp_tui.ui import driver
 from acp_tui.ui.dialogs import asking
 from acp_tui.ui.dialogs.asking import AskingScreen
+from acp_tui.ui.input_clock import Keyboard
 
 
 class Clock:
@@ -44,23 +44,30 @@ class Host(App[None]):
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+def keyboard(monkeypatch: pytest.MonkeyPatch) -> Keyboard:
+    """The input thread's clock, as the test sets it (0: no terminal, as under Pilot)."""
+    keyboard = Keyboard()
+    monkeypatch.setattr(asking, "KEYBOARD", keyboard)
+    return keyboard
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch, keyboard: Keyboard) -> Clock:
     clock = Clock()
     monkeypatch.setattr(asking, "time", clock)
     monkeypatch.setattr(Question, "TICK", 1000.0)  # the test makes every check itself
-    monkeypatch.setattr(driver, "_key_read_at", [0.0])
     return clock
 
 
 async def test_a_key_the_terminal_read_but_the_loop_has_not_handled_restarts_the_quiet_time(
-    clock: Clock,
+    clock: Clock, keyboard: Keyboard
 ) -> None:
     async with Host().run_test() as pilot:
         await pilot.pause()
         dialog = pilot.app.screen
         assert isinstance(dialog, Question)
         clock.now += 0.7
-        driver._key_read_at[0] = clock.now  # read by the input thread, still queued
+        keyboard.key_read_at = clock.now  # read by the input thread, still queued
         clock.now += 0.2
         dialog.check_quiet()
         assert not dialog.accepting
@@ -114,6 +121,27 @@ async def test_the_quiet_time_counts_from_when_the_dialog_is_drawn(
             clock.now += 0.1
             dialog.check_quiet()
         assert not dialog.accepting  # 0.7 s since it was drawn
+        clock.now += 0.1
+        dialog.check_quiet()
+        assert dialog.accepting
+
+
+async def test_the_quiet_time_counts_only_as_far_as_the_terminal_has_been_read(
+    clock: Clock, keyboard: Keyboard
+) -> None:
+    """On a busy machine the input thread may not run while the loop's checks come on time:
+    keys typed meanwhile wait unread, so the keyboard is quiet only up to when the thread last
+    found nothing to read."""
+    async with Host().run_test() as pilot:
+        await pilot.pause()
+        dialog = pilot.app.screen
+        assert isinstance(dialog, Question)
+        keyboard.key_read_at = keyboard.clear_at = clock.now  # a key, then nothing unread
+        for _ in range(20):  # two seconds of checks, on time; the thread has not run since
+            clock.now += 0.1
+            dialog.check_quiet()
+        assert not dialog.accepting
+        keyboard.clear_at = clock.now - 0.3  # it ran: nothing unread 1.7 s after the key
         clock.now += 0.1
         dialog.check_quiet()
         assert dialog.accepting

@@ -7,11 +7,12 @@ dialog takes no answer at all (keys, Enter on a button, clicks, Esc) until the k
 quiet for ``QUIET`` seconds since it was drawn: every key before then is dropped, counted, and
 starts the quiet time over. The dialog shows the countdown and how many keys it dropped.
 
-The keyboard's time is the terminal's: a key counts from when the driver's input thread read it
-(`acp_tui.ui.driver.last_key_read`), not from when the event loop handled it, since the loop may
-run its timers before keys it has not reached yet. And a check that comes late (the process was
-not running: a busy machine, a stopped job) takes no answer: keys typed meanwhile may still be
-unread, so the next check decides.
+The keyboard's time is the terminal's (`acp_tui.ui.input_clock`): a key counts from when the
+input thread read it, not from when the event loop handled it, since the loop may run its
+timers before keys it has not reached yet; and the quiet time counts only up to when that
+thread last found nothing unread, since on a busy machine it may not have run for a while. A
+check that comes late (the process was not running: a busy machine, a stopped job) takes no
+answer either; the next check decides.
 
 While it waits, nothing in the dialog has the focus (a click cannot give it either), so every
 key reaches the screen first, whatever widget would have consumed it, and its buttons are
@@ -31,7 +32,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, Static
 
-from acp_tui.ui.driver import last_key_read
+from acp_tui.ui.input_clock import KEYBOARD
 
 __all__ = ["AskingScreen", "quiet_text"]
 
@@ -142,9 +143,9 @@ class AskingScreen(ModalScreen[T]):
         """The dialog's own keys do nothing while it waits: they reach ``on_event``, dropped."""
         return True if self.accepting else None
 
-    def quiet_since(self) -> float:
-        """When the last key came: read by the terminal, or handled here (Pilot's keys)."""
-        return max(self._last_key, last_key_read())
+    def quiet_for(self, now: float) -> float:
+        """How long the keyboard is known to have been quiet (since the dialog was drawn)."""
+        return KEYBOARD.quiet_for(self._last_key, now)
 
     def check_quiet(self) -> None:
         """Take answers once the keyboard has been quiet long enough, unless this check comes
@@ -152,7 +153,7 @@ class AskingScreen(ModalScreen[T]):
         now = time.monotonic()
         late = now - self._checked > self.LATE
         self._checked = now
-        if self._drawn and not late and now - self.quiet_since() >= self.QUIET:
+        if self._drawn and not late and self.quiet_for(now) >= self.QUIET:
             self.accept_answers()
         else:
             self.show_quiet()
@@ -161,7 +162,7 @@ class AskingScreen(ModalScreen[T]):
         """Update the note: the countdown (while waiting) and the keys dropped."""
         left = None
         if not self.accepting:
-            left = max(0.0, self.QUIET - (time.monotonic() - self.quiet_since()))
+            left = max(0.0, self.QUIET - self.quiet_for(time.monotonic()))
         text = quiet_text(self.dropped, self.QUIET, left)
         for note in self.query(".asking-quiet").results(Static):
             note.update(Content(text))
