@@ -318,6 +318,9 @@ async def test_100k_sessions_show_a_window_of_rows_that_grows_near_its_end() -> 
     async with app.run_test(size=(100, 40)) as pilot:
         rows = app.query_one(SessionRows)
         rows.show_rows(infos, {}, RowState("end", "100000 session(s)"))
+        # The rows are laid out a slice at a time, from timers (a loaded machine takes more
+        # than one pause): wait for the window, then check nothing more came.
+        await wait_for(pilot, lambda: rows.option_count >= WINDOW + 1)
         await pilot.pause()
         assert rows.option_count == WINDOW + 1  # and the row counting the rest
         last = rows.get_option_at_index(WINDOW)
@@ -337,11 +340,13 @@ async def test_end_on_the_last_row_shown_shows_the_rows_loaded_below_it() -> Non
     async with app.run_test(size=(100, 40)) as pilot:
         rows = app.query_one(SessionRows)
         rows.show_rows(infos[:WINDOW], {}, RowState("more", "More below…"))
+        await wait_for(pilot, lambda: rows.option_count >= WINDOW)  # (a slice at a time)
         await pilot.pause()
         rows.focus()
         rows.highlighted = WINDOW - 1  # the last session shown
         await pilot.pause()
         rows.show_rows(infos, {}, RowState("end", "600 session(s)"))  # a page more arrived
+        await wait_for(pilot, lambda: rows.option_count >= WINDOW + 1)  # (a slice at a time)
         await pilot.pause()
         assert rows.option_count == WINDOW + 1
         await pilot.press("end")
