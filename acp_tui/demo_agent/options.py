@@ -30,7 +30,7 @@ FAULT_HELP: dict[str, str] = {
     'reason in data: "CODEX_API_KEY is not set" (as codex-acp does)',
     "error-details": "the same with data {message, details}: a stream that disconnected, and "
     "the lines of what went wrong",
-    "slow-list": "every session/list answers after 1 s",
+    "slow-list": "every session/list answers after 3 s",
     "late-chunk": "one more agent_message_chunk follows each turn's end, 0.2 s later: v1 "
     "replies then carry no messageId, v2 ones the id of the turn's last reply",
     "no-titles": "never send session_info_update (no titles, as many agents do)",

@@ -98,7 +98,7 @@ async def test_the_browser_waits_for_an_agent_acp_tui_restarts_instead_of_blamin
         await wait_for(pilot, lambda: app.session is not None)
         await pilot.press("ctrl+b")
         panel = browser(app)
-        await wait_for(pilot, lambda: panel.lister.loading)  # session/list takes 1 s
+        await wait_for(pilot, lambda: panel.lister.loading)  # session/list takes 3 s
         first = app.client
         assert first is not None
         await pilot.press("ctrl+r")
