@@ -13,7 +13,8 @@ Textual's parser (8.2.8) gets two things wrong for a chat prompt:
 
 A literal "™" or "£" typed on a keyboard that has them is UTF-8, not ESC + digit: it is still
 typed. The parser is Textual's own with these two hooks; the driver uses it
-(`acp_tui.ui.driver`).
+(`acp_tui.ui.driver`). It also tells `acp_tui.ui.input_clock` when the input thread last found
+nothing to read.
 """
 
 from __future__ import annotations
