@@ -192,10 +192,17 @@ class Terminal:
         for key in keys:
             self.send(KEYS[key])
 
-    def type(self, text: str, per_second: float = 30.0) -> None:
-        """Type ``text`` one key at a time, as a person does (a paste is one ``send``)."""
+    def type(self, text: str, per_second: float = 30.0, gaps: list[float] | None = None) -> None:
+        """Type ``text`` one key at a time, as a person does (a paste is one ``send``).
+        ``gaps`` gets the time before each key (the first: since the call): on a loaded
+        machine the typist may stall, which a test of the keyboard's pace must tell apart."""
+        last = time.monotonic()
         for char in text:
             self.send(char)
+            if gaps is not None:
+                now = time.monotonic()
+                gaps.append(now - last)
+                last = now
             time.sleep(1.0 / per_second)
 
     def resize(self, rows: int, cols: int) -> None:

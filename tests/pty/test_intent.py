@@ -44,18 +44,10 @@ def burst(
     per_second: float = 10.0,
     gaps: list[float] | None = None,
 ) -> int:
-    """Type ``key`` over and over for ``seconds``; returns how many were sent. ``gaps`` gets the
-    time before each key (the first: since the call), to tell a busy machine's stalled typist
-    from the app's fault when a test fails under load."""
+    """Type ``key`` over and over for ``seconds``; returns how many were sent. ``gaps`` gets
+    the time before each key, to tell a busy machine's stalled typist from the app's fault."""
     count = round(seconds * per_second)
-    last = time.monotonic()
-    for _ in range(count):
-        term.send(key)
-        now = time.monotonic()
-        if gaps is not None:
-            gaps.append(now - last)
-        last = now
-        time.sleep(1.0 / per_second)
+    term.type(key * count, per_second=per_second, gaps=gaps)
     return count
 
 
