@@ -3,7 +3,9 @@
 Writing a 50 MB line (an agent's padded update) takes a few hundred milliseconds: on the event
 loop, that is a frozen app. A big write goes to one writer thread instead, and every write
 after it follows it there until the queue is empty, so the file keeps the order of the calls.
-Whatever reads, flushes, moves or closes the files first waits for the queue (``settle``).
+Whatever reads, flushes, moves or closes the files first waits for the queue (``settle``), and
+closing the transcripts ends the thread (``close``): a thread left waiting would keep the last
+write's report, and with it the app that made it, alive for the life of the process.
 
 An outcome (a full disk, or recovering from one) is reported on the event loop that submitted
 the write, never on the writer thread.
@@ -32,7 +34,7 @@ class BackgroundWrites:
     """One writer thread (started on first use) and the writes queued for it."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[Job, Report, asyncio.AbstractEventLoop]] = (
+        self._queue: queue.SimpleQueue[tuple[Job, Report, asyncio.AbstractEventLoop] | None] = (
             queue.SimpleQueue()
         )
         self._idle = threading.Condition()
@@ -65,18 +67,28 @@ class BackgroundWrites:
             with self._idle:
                 self._idle.wait_for(lambda: self._queued == 0)
 
+    def close(self) -> None:
+        """Wait until every queued write is done, and end the writer thread (a write after
+        this starts another)."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._queue.put(None)  # after the writes queued: the thread does them first
+            thread.join()
+
     def _run(self) -> None:
-        while True:
-            job, report, loop = self._queue.get()
-            try:
-                outcome = job()
-            except Exception as exc:  # reported like the job's own outcome
-                outcome = exc
-            try:
-                loop.call_soon_threadsafe(report, outcome)
-            except RuntimeError:  # the loop is closed: nobody to tell
-                log.debug("a background write finished after its event loop closed")
-            with self._idle:
-                self._queued -= 1
-                if self._queued == 0:
-                    self._idle.notify_all()
+        while (item := self._queue.get()) is not None:
+            self._do(*item)
+
+    def _do(self, job: Job, report: Report, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            outcome = job()
+        except Exception as exc:  # reported like the job's own outcome
+            outcome = exc
+        try:
+            loop.call_soon_threadsafe(report, outcome)
+        except RuntimeError:  # the loop is closed: nobody to tell
+            log.debug("a background write finished after its event loop closed")
+        with self._idle:
+            self._queued -= 1
+            if self._queued == 0:
+                self._idle.notify_all()

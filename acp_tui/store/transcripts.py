@@ -418,8 +418,9 @@ class TranscriptCache:
                 handle.close()
 
     def close(self) -> None:
-        """Close the transcripts kept open (everything written is already flushed)."""
-        self._background.settle()
+        """Close the transcripts kept open (everything written is already flushed), and end
+        the writer thread."""
+        self._background.close()
         for path in list(self._open):
             self._close_handle(path)
 

@@ -80,3 +80,21 @@ def test_without_an_event_loop_a_big_line_is_written_at_once(tmp_path: Path) -> 
     cache.record_update_json(AGENT, SID, json.dumps(padded))
     assert cache._background._thread is None  # no writer thread: nothing to report back to
     assert list(cache.events(AGENT, SID)) == [RecordedUpdate(padded)]
+
+
+async def test_closing_the_cache_ends_the_writer_thread_after_its_writes(tmp_path: Path) -> None:
+    """A writer thread left waiting keeps its last report, and the app behind it, alive."""
+    cache = TranscriptCache(tmp_path / "transcripts")
+    padded = {**chunk("big"), "_meta": {"pad": "p" * BIG_WRITE}}
+    cache.record_update_json(AGENT, SID, json.dumps(padded))
+    cache.flush_soon(AGENT, SID)
+    thread = cache._background._thread
+    assert thread is not None and thread.is_alive()
+    cache.close()
+    assert not thread.is_alive()
+    assert list(cache.events(AGENT, SID)) == [RecordedUpdate(padded)]  # written before it ended
+    cache.record_update_json(AGENT, SID, json.dumps(padded))  # a write after: a new thread
+    assert cache._background._thread is not None
+    cache.close()
+    assert cache._background._thread is None
+    assert list(cache.events(AGENT, SID)) == [RecordedUpdate(padded)] * 2
