@@ -196,14 +196,16 @@ class TranscriptCache:
         if self.library is not None:
             self.library.touched(agent_key, session_id)
         if len(update_json) > BIG_WRITE:
-            self._write_line(path, lambda: _update_line(update_json), flush=flush)
+            self._write_line(
+                path, lambda: _update_line(update_json), flush=flush, key=(agent_key, session_id)
+            )
             return
         try:
             line = b"".join(_update_line(update_json))
         except (TypeError, ValueError) as exc:
             self._failed(f"could not record to {path}", exc)
             return
-        self._write_line(path, line, flush=flush)
+        self._write_line(path, line, flush=flush, key=(agent_key, session_id))
 
     def flush(self, agent_key: str, session_id: str) -> None:
         """Write out what ``record_update(..., flush=False)`` buffered."""
@@ -231,7 +233,8 @@ class TranscriptCache:
             return None
 
         writes = self._background
-        if writes.submit(flush_now, lambda outcome: self._report(path, outcome)):
+        key = (agent_key, session_id)
+        if writes.submit(flush_now, lambda outcome: self._report(path, outcome, written=key)):
             return
         self._report(path, flush_now())
 
@@ -293,7 +296,7 @@ class TranscriptCache:
             if aside.exists():
                 data = aside.read_bytes()
                 if data:
-                    self._write_line(main, data, flush=True)
+                    self._write_line(main, data, flush=True, key=(agent_key, session_id))
         except OSError as exc:
             self._failed(f"could not keep the restored transcript {aside}", exc)
         finally:
@@ -343,7 +346,7 @@ class TranscriptCache:
         except (TypeError, ValueError) as exc:
             self._failed(f"could not record to {path}", exc)
             return
-        self._write_line(path, line, flush=flush)
+        self._write_line(path, line, flush=flush, key=(agent_key, session_id))
         self._touched(agent_key, session_id)
 
     def _touched(self, agent_key: str, session_id: str, *, soon: bool = False) -> None:
@@ -351,15 +354,21 @@ class TranscriptCache:
             self.library.touched(agent_key, session_id, soon=soon)
 
     def _write_line(
-        self, path: Path, line: bytes | Callable[[], list[bytes]], *, flush: bool
+        self,
+        path: Path,
+        line: bytes | Callable[[], list[bytes]],
+        *,
+        flush: bool,
+        key: tuple[str, str],
     ) -> None:
-        """Append ``line`` (or what ``line()`` makes, on the writer thread): off the event loop
-        when it is big or writes are queued already (they stay in order), else now."""
+        """Append ``line`` (or what ``line()`` makes, on the writer thread) to the transcript
+        of session ``key``: off the event loop when it is big or writes are queued already
+        (they stay in order), else now."""
         writes = self._background
         big = not isinstance(line, bytes) or len(line) > BIG_WRITE
         if (big or writes.busy) and writes.submit(
             lambda: self._write_now(path, line, flush=flush),
-            lambda outcome: self._report(path, outcome),
+            lambda outcome: self._report(path, outcome, written=key),
         ):
             return
         self._report(path, self._write_now(path, line, flush=flush))
@@ -392,11 +401,16 @@ class TranscriptCache:
             return exc
         return None
 
-    def _report(self, path: Path, outcome: object) -> None:
+    def _report(self, path: Path, outcome: object, written: tuple[str, str] | None = None) -> None:
+        """Take the outcome of a write; ``written``: the session whose transcript the writer
+        thread wrote or flushed, which the library indexes again. It may have read the file
+        before these lines reached it (when the turn ended, say), and would not look again."""
         if isinstance(outcome, Exception):
             self._failed(f"could not record to {path}", outcome)
-        else:
-            self._recovered()
+            return
+        self._recovered()
+        if written is not None:
+            self._touched(*written)
 
     def _handle(self, path: Path) -> BinaryIO:
         handle = self._open.get(path)

@@ -89,7 +89,8 @@ async def test_closing_the_cache_ends_the_writer_thread_after_its_writes(tmp_pat
     cache.record_update_json(AGENT, SID, json.dumps(padded))
     cache.flush_soon(AGENT, SID)
     thread = cache._background._thread
-    assert thread is not None and thread.is_alive()
+    assert thread is not None
+    assert thread.is_alive()
     cache.close()
     assert not thread.is_alive()
     assert list(cache.events(AGENT, SID)) == [RecordedUpdate(padded)]  # written before it ended
@@ -98,3 +99,47 @@ async def test_closing_the_cache_ends_the_writer_thread_after_its_writes(tmp_pat
     cache.close()
     assert cache._background._thread is None
     assert list(cache.events(AGENT, SID)) == [RecordedUpdate(padded)] * 2
+
+
+class SeenFeed:
+    """The history library's side of the cache: what each touch would find in the file."""
+
+    def __init__(self, cache: TranscriptCache) -> None:
+        self.cache = cache
+        self.seen: list[bytes] = []
+
+    def touched(self, agent_key: str, session_id: str, *, soon: bool = False) -> None:
+        path = self.cache.transcript_path(agent_key, session_id)
+        self.seen.append(path.read_bytes() if path.exists() else b"")
+
+    def noted(self, agent_key: str, session: Any) -> None:
+        pass
+
+    def forgotten(self, agent_key: str, session_id: str) -> None:
+        pass
+
+    def set_local_title(self, agent_key: str, session_id: str, title: str | None) -> None:
+        pass
+
+
+async def test_lines_the_writer_thread_writes_late_are_indexed_after_they_reach_the_file(
+    tmp_path: Path,
+) -> None:
+    """A reply's lines flushed by a writer thread that is slow to run (a loaded machine): the
+    turn's end tells the library before they are in the file, so it is told again after."""
+    cache = TranscriptCache(tmp_path / "transcripts")
+    feed = SeenFeed(cache)
+    cache.library = feed
+    release = threading.Event()
+    assert cache._background.submit(lambda: release.wait(10), lambda _: None)  # a slow thread
+    cache.record_update(AGENT, SID, chunk("the reply"), flush=False)
+    cache.flush_soon(AGENT, SID)
+    cache.record_turn_end(AGENT, SID, "end_turn")
+    assert b"the reply" not in feed.seen[-1]  # told at the turn's end, before the lines
+    release.set()
+    await asyncio.to_thread(cache._background.settle)
+    for _ in range(10):  # the writer's reports run on this loop
+        await asyncio.sleep(0)
+    assert b"the reply" in feed.seen[-1]
+    assert b'"end"' in feed.seen[-1]
+    cache.close()
