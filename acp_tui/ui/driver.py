@@ -43,6 +43,10 @@ def terminal_driver(base: type[Driver]) -> type[Driver]:
             if not self.suspended:
                 super().write(data)
 
+        def start_application_mode(self) -> None:
+            KEYBOARD.terminal = getattr(self, "fileno", None)  # what the input thread reads
+            super().start_application_mode()
+
         def suspend_application_mode(self) -> None:
             super().suspend_application_mode()
             self.suspended = True

@@ -20,7 +20,6 @@ nothing to read.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterable
 from typing import Literal
 
@@ -53,9 +52,10 @@ class TerminalKeys(XTermParser):
 
     def tick(self) -> Iterable[Message]:
         # The input thread ticks after each wait for input (a tenth of a second at most): one
-        # that brought no data found nothing unread in the terminal (`acp_tui.ui.input_clock`).
+        # that brought no data found nothing unread, unless the terminal says otherwise
+        # (`acp_tui.ui.input_clock`).
         if not self._fed:
-            KEYBOARD.clear_at = time.monotonic()
+            KEYBOARD.found_nothing()
         self._fed = False
         return super().tick()
 
