@@ -23,9 +23,9 @@ WAIT = 15.0
 """How long a wait lasts before it fails, by default, when the demo agent runs in-process."""
 
 WAIT_FOR_A_PROCESS = 45.0
-"""The same when the demo agent is a real process (a test marked ``real_agent``): one started
-cold on a loaded machine (its imports compiled afresh beside two suites) took over 15 s to
-answer."""
+"""The same when the demo agent is a real process (a test marked ``real_agent``): a clean-clone
+CI run beside a second suite once gave up after 15 s on the first answer of one started cold
+(its imports compiled afresh, eight workers busy)."""
 
 
 def default_wait() -> float:
