@@ -36,6 +36,8 @@ def terminal_driver(base: type[Driver]) -> type[Driver]:
     """A subclass of ``base`` that writes nothing between suspend and resume, and reads keys
     with `TerminalKeys` when ``base`` is Textual's Linux driver."""
 
+    reads_keys = _read_keys_as_terminals_send_them(base)
+
     class TerminalDriver(base):  # type: ignore[valid-type, misc]
         suspended = False
 
@@ -44,7 +46,8 @@ def terminal_driver(base: type[Driver]) -> type[Driver]:
                 super().write(data)
 
         def start_application_mode(self) -> None:
-            KEYBOARD.terminal = getattr(self, "fileno", None)  # what the input thread reads
+            if reads_keys:  # the terminal our parser's input thread reads (not the web's pipe)
+                KEYBOARD.terminal = self.fileno
             super().start_application_mode()
 
         def suspend_application_mode(self) -> None:
@@ -66,12 +69,12 @@ def terminal_driver(base: type[Driver]) -> type[Driver]:
             super().process_message(message)
 
     TerminalDriver.__name__ = TerminalDriver.__qualname__ = f"Terminal{base.__name__}"
-    _read_keys_as_terminals_send_them(base)
     return TerminalDriver
 
 
-def _read_keys_as_terminals_send_them(base: type[Driver]) -> None:
-    """Make the Linux driver's input thread build `TerminalKeys` instead of Textual's parser.
+def _read_keys_as_terminals_send_them(base: type[Driver]) -> bool:
+    """Make the Linux driver's input thread build `TerminalKeys` instead of Textual's parser;
+    whether ``base`` is that driver.
 
     The driver names its parser in its module (``run_input_thread`` builds ``XTermParser``
     there, with no hook to choose another), so that name is pointed at the subclass. Only this
@@ -84,3 +87,5 @@ def _read_keys_as_terminals_send_them(base: type[Driver]) -> None:
         from acp_tui.ui.terminal_keys import TerminalKeys
 
         linux_driver.XTermParser = TerminalKeys  # type: ignore[attr-defined]
+        return True
+    return False
