@@ -10,7 +10,7 @@ import pytest
 from textual.app import App, ComposeResult
 
 from acp_tui.client.session.transcript import Transcript
-from acp_tui.ui.transcript import display
+from acp_tui.ui.transcript import display, frames
 from acp_tui.ui.transcript.view import TranscriptView
 from tests.app.helpers import wait_for
 from tests.app.test_transcript_view import ViewApp, agent
@@ -200,3 +200,35 @@ async def test_an_entry_changed_in_place_redraws_its_lines_only() -> None:
         transcript.add_notice("one more")
         await wait_for(pilot, lambda: view.settled and "one more" in view.visible_lines())
         assert view.whole > whole
+
+
+async def test_the_flush_timer_rests_while_nothing_changes_and_wakes_for_a_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An idle view flushed thirty times a second for nothing (half of an idle app's CPU).
+    Its timer now rests after QUIET_FLUSHES idle ticks, and a change that comes meanwhile is
+    still shown: in view, and in a view hidden (a tab in the background) then shown."""
+    monkeypatch.setattr(frames, "QUIET_FLUSHES", 3)
+    transcript = Transcript("s")
+    transcript.apply(agent("the first reply", "m1"))
+    app = CountingApp(transcript)
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(CountingView)
+        await wait_for(pilot, lambda: view.flush_timer.resting)
+        flushes = len(view.per_flush)
+        await asyncio.sleep(10 * display.FLUSH_INTERVAL)
+        assert len(view.per_flush) == flushes  # not one flush while it rests
+        assert view.flush_timer.resting
+
+        transcript.apply(agent(", and more of it", "m1"))
+        transcript.apply(agent("a second reply", "m2"))
+        await wait_for(pilot, lambda: "a second reply" in view.visible_lines())
+        assert "the first reply, and more of it" in view.visible_lines()
+        await wait_for(pilot, lambda: view.flush_timer.resting)
+
+        view.display = False  # a tab in the background: its timer rests too
+        await wait_for(pilot, lambda: view.scrollable_content_region.width == 0)
+        transcript.apply(agent("said while hidden", "m3"))
+        await wait_for(pilot, lambda: view.flush_timer.resting)
+        view.display = True
+        await wait_for(pilot, lambda: "said while hidden" in view.visible_lines())

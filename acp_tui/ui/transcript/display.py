@@ -6,12 +6,13 @@ transcript out in units and lines and renders each unit once through the `Painte
 (``keys``) holds the selected block and `TranscriptSearch` (``search``) the matches, whose marks
 are painted here. The display owns the scrolling and the frames: units render only when they
 come into view (others count with an estimated height), and only visible lines are painted.
-Changes are flushed at most ~30 times a second, and a flush lays out and renders for a few
-milliseconds at most (LAYOUT_BUDGET, RENDER_BUDGET, and the lines' SCAN_BUDGET), going on in
-the next loop iteration, so the event loop never waits on the transcript's size; a frame is
-shown only once all of it is rendered (`FramePacer` says when one is due). A transcript that
-continues the one shown replaces it without a jump (`Handover`). The scroll size changes
-without a layout of the screen. `TranscriptView` adds the selection, the keys and find.
+Changes are flushed at most ~30 times a second (by a `FlushTimer`, which rests while nothing
+changes), and a flush lays out and renders for a few milliseconds at most (LAYOUT_BUDGET,
+RENDER_BUDGET, and the lines' SCAN_BUDGET), going on in the next loop iteration, so the event
+loop never waits on the transcript's size; a frame is shown only once all of it is rendered
+(`FramePacer` says when one is due). A transcript that continues the one shown replaces it
+without a jump (`Handover`). The scroll size changes without a layout of the screen.
+`TranscriptView` adds the selection, the keys, the thoughts' showing and expanding, and find.
 """
 
 from __future__ import annotations
@@ -21,13 +22,12 @@ import time
 
 from rich.style import Style
 from textual.geometry import Region, Size
-from textual.reactive import var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from acp_tui.client.session.transcript import Transcript
 from acp_tui.ui.transcript.find import TranscriptSearch
-from acp_tui.ui.transcript.frames import FramePacer
+from acp_tui.ui.transcript.frames import FlushTimer, FramePacer
 from acp_tui.ui.transcript.handover import Handover, continues, entry_at
 from acp_tui.ui.transcript.keys import BlockKeys
 from acp_tui.ui.transcript.lines import TranscriptLines
@@ -49,11 +49,6 @@ class TranscriptDisplay(ScrollView, can_focus=True):
 
     DEFAULT_CSS = DISPLAY_CSS
 
-    show_thoughts: var[bool] = var(True)
-    """Show thoughts at all (a setting); False hides them entirely."""
-    expand_thoughts: var[bool] = var(False)
-    """Whether thoughts start expanded; a click on a thought's header toggles that one."""
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.painter = Painter(self)
@@ -61,6 +56,8 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self.keys = BlockKeys(self.lines)
         self.search = TranscriptSearch(self.lines)
         self.pacer = FramePacer()
+        self.flush_timer = FlushTimer(self.flush, self._nothing_to_flush)
+        self.lines.on_change = self.flush_timer.wake
         self._unsubscribe: object = None
         self._missing = False  # lines in view (or their place) are not rendered yet
         self._follow = True
@@ -99,7 +96,7 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self.flush()
 
     def on_mount(self) -> None:
-        self.set_interval(FLUSH_INTERVAL, self.flush)
+        self.flush_timer.timer = self.set_interval(FLUSH_INTERVAL, self.flush_timer.tick)
         self.call_after_refresh(warm_up_in_background)
         self.watch(self.app, "theme", self.theme_changed, init=False)
 
@@ -110,28 +107,10 @@ class TranscriptDisplay(ScrollView, can_focus=True):
             self.handover.cancel()
 
     def on_resize(self) -> None:
+        self.flush_timer.wake()  # (shown again, or a new width to lay out for)
         if self.following:  # e.g. the prompt grew: the end stays in view
             self._missing = True
             self.flush()
-
-    def watch_show_thoughts(self, show: bool) -> None:
-        self.lines.show_thoughts = show
-        self.relayout_thoughts()
-
-    def watch_expand_thoughts(self, expand: bool) -> None:
-        self.lines.expand_thoughts = expand
-        self.lines.expanded.clear()
-        self.relayout_thoughts()
-
-    def relayout_thoughts(self) -> None:
-        if self.transcript is not None:
-            self.lines.thoughts_changed()
-            self.flush()
-
-    def toggle_thought(self, index: int) -> None:
-        """Expand a collapsed thought, or collapse an expanded one."""
-        self.lines.toggle_thought(index)
-        self.flush()
 
     def notify_style_update(self) -> None:
         """The CSS changed around the view: forget the rendered lines only when the styles
@@ -145,6 +124,7 @@ class TranscriptDisplay(ScrollView, can_focus=True):
         self.painter.forget()
         self.lines.forget_strips()
         self._missing = True
+        self.flush_timer.wake()
 
     def theme_changed(self) -> None:
         # The component classes take the new theme's colours only after the next refresh.
@@ -180,8 +160,13 @@ class TranscriptDisplay(ScrollView, can_focus=True):
 
     # -- frames ----------------------------------------------------------------------------
 
+    def _nothing_to_flush(self) -> bool:
+        hidden = self.scrollable_content_region.width <= 0  # shown again, a resize wakes it
+        return self.transcript is None or hidden or (self.settled and self.handover is None)
+
     def flush(self) -> None:
         """Lay out what changed, render what is in view, and update the scroll size."""
+        self.flush_timer.wake()  # (asked for from elsewhere: the timer flushes what is left)
         lines = self.lines
         if lines.transcript is None or not self.is_mounted:
             return

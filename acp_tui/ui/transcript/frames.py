@@ -1,4 +1,5 @@
-"""Provides FramePacer: when the transcript view may render a frame while the transcript changes.
+"""Provides FramePacer: when the transcript view may render a frame while the transcript changes;
+and FlushTimer, the view's flush timer, which rests while nothing changes.
 
 Rendering takes at most about half of the time, however fast text streams in, and while updates
 pour in, about a fifth of the CPU: after a frame, the next one is due once as much time as the
@@ -13,11 +14,56 @@ counts as one, with the time of all its steps.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-__all__ = ["MAX_FRAME_GAP", "RENDER_CPU_FACTOR", "FramePacer"]
+from textual.timer import Timer
+
+__all__ = ["MAX_FRAME_GAP", "QUIET_FLUSHES", "RENDER_CPU_FACTOR", "FlushTimer", "FramePacer"]
 
 RENDER_CPU_FACTOR = 4
 MAX_FRAME_GAP = 0.25  # seconds: the longest a changing transcript waits for a frame
+QUIET_FLUSHES = 30
+"""Ticks in a row with nothing to flush (a second's worth) before the flush timer rests."""
+
+
+class FlushTimer:
+    """The view's repeating flush, resting while there is nothing to flush: an idle app woke
+    thirty times a second for nothing, half of its CPU. Whatever may need a flush (a change of
+    the transcript, a new width, new styles, a flush asked for) calls `wake`."""
+
+    def __init__(self, flush: Callable[[], None], idle: Callable[[], bool]) -> None:
+        self._flush = flush
+        self._idle = idle
+        """True when nothing is left to lay out or render (or nothing can be)."""
+        self.timer: Timer | None = None
+        self.quiet = 0
+        """Ticks in a row that had nothing to flush."""
+        self._ticking = False
+
+    def tick(self) -> None:
+        """Flush; rest once QUIET_FLUSHES ticks in a row found nothing to do."""
+        self._ticking = True
+        try:
+            self._flush()
+        finally:
+            self._ticking = False
+        if not self._idle():
+            self.quiet = 0
+            return
+        self.quiet += 1
+        if self.quiet >= QUIET_FLUSHES and self.timer is not None:
+            self.timer.pause()
+
+    def wake(self) -> None:
+        """Run the timer again (cheap when it runs: called on every change)."""
+        if self.quiet and not self._ticking:
+            self.quiet = 0
+            if self.timer is not None:
+                self.timer.resume()
+
+    @property
+    def resting(self) -> bool:
+        return self.quiet >= QUIET_FLUSHES
 
 
 class FramePacer:

@@ -58,6 +58,7 @@ class Handover:
         lines.show_thoughts = shown.show_thoughts
         lines.expand_thoughts = shown.expand_thoughts
         lines.markdown = shown.markdown
+        lines.on_change = shown.on_change
         lines.show(transcript, terminal_lookup)
         self.unsubscribe: Callable[[], None] = transcript.subscribe(lines.note_change)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from textual.geometry import Offset
 from textual.selection import Selection
@@ -62,6 +62,8 @@ class TranscriptLines:
         self.expand_thoughts = False
         self.expanded: dict[int, bool] = {}
         """The thoughts expanded or collapsed by hand, by entry index."""
+        self.on_change: Callable[[], None] | None = None
+        """Called on each change of the transcript (the display's flush timer wakes)."""
 
     @property
     def entries(self) -> list[TranscriptEntry]:
@@ -87,6 +89,8 @@ class TranscriptLines:
         self.moves += 1
 
     def note_change(self, change: Change) -> None:
+        if self.on_change is not None:
+            self.on_change()
         if change.index is not None:
             self.dirty.add(change.index)
 

@@ -4,7 +4,8 @@
 display's helpers where things are and moving the display there. The keys are `keys.BINDINGS`
 (see `acp_tui.ui.transcript.keys`, where `BlockKeys` answers where each one goes); the search is
 `TranscriptSearch`, and the view is the target of the find bar (`find`, `find_step`,
-`clear_find`).
+`clear_find`). Whether thoughts show, and expanded, is the view's too (a setting, a key, a
+click on a thought's header).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import textwrap
 
 from rich.segment import Segment
 from textual import events
+from textual.reactive import var
 from textual.selection import Selection
 from textual.strip import Strip
 
@@ -34,6 +36,11 @@ class TranscriptView(TranscriptDisplay, can_focus=True):
     """What an empty chat shows: what to try (the pane says it, for its agent)."""
     _hint_wrapped: tuple[tuple[int, tuple[str, ...]] | None, list[str]] = (None, [])
 
+    show_thoughts: var[bool] = var(True)
+    """Show thoughts at all (a setting); False hides them entirely."""
+    expand_thoughts: var[bool] = var(False)
+    """Whether thoughts start expanded; a click on a thought's header toggles that one."""
+
     def render_line(self, y: int) -> Strip:
         if self.lines.height or not self.empty_hint:
             return super().render_line(y)
@@ -54,6 +61,27 @@ class TranscriptView(TranscriptDisplay, can_focus=True):
                 lines.extend(textwrap.wrap(paragraph, max(width - 4, 20)) or [""])
             self._hint_wrapped = (key, lines)
         return self._hint_wrapped[1]
+
+    # -- thoughts --------------------------------------------------------------------------
+
+    def watch_show_thoughts(self, show: bool) -> None:
+        self.lines.show_thoughts = show
+        self.relayout_thoughts()
+
+    def watch_expand_thoughts(self, expand: bool) -> None:
+        self.lines.expand_thoughts = expand
+        self.lines.expanded.clear()
+        self.relayout_thoughts()
+
+    def relayout_thoughts(self) -> None:
+        if self.transcript is not None:
+            self.lines.thoughts_changed()
+            self.flush()
+
+    def toggle_thought(self, index: int) -> None:
+        """Expand a collapsed thought, or collapse an expanded one."""
+        self.lines.toggle_thought(index)
+        self.flush()
 
     def plain_lines(self) -> list[str]:
         """Everything, rendered, as plain text lines (for tests; renders what was not yet)."""
