@@ -89,7 +89,13 @@ def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """Two workers per core for ``-n auto``: most tests wait (on an agent, a terminal, a timer)
     longer than they compute, and one worker per core left the cores half idle (the whole suite
-    on 2 cores: 797 s with 2 workers, 577 s with 4, no failure either way)."""
+    on 2 cores: 797 s with 2 workers, 577 s with 4, no failure either way).
+
+    More is faster on a quiet machine but not safe on a loaded one: at b3d64fd the suite took
+    440 s with 4 workers, 366 s with 6 and 333 s with 8 (0 failures each), but two suites of 6
+    workers side by side failed two tests that run the app in a terminal against the clock (a
+    burst of keys that must not answer a dialog, a 2-second Ctrl+C offer), where two suites of
+    4 had passed four times."""
     return 2 * (os.cpu_count() or 1)
 
 
