@@ -4,8 +4,8 @@
 display's helpers where things are and moving the display there. The keys are `keys.BINDINGS`
 (see `acp_tui.ui.transcript.keys`, where `BlockKeys` answers where each one goes); the search is
 `TranscriptSearch`, and the view is the target of the find bar (`find`, `find_step`,
-`clear_find`). Whether thoughts show, and expanded, is the view's too (a setting, a key, a
-click on a thought's header).
+`clear_find`). The view also holds whether thoughts are shown and whether they start
+expanded (settings), and opens or closes one on a key or a click on its header.
 """
 
 from __future__ import annotations
