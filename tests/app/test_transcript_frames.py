@@ -205,9 +205,9 @@ async def test_an_entry_changed_in_place_redraws_its_lines_only() -> None:
 async def test_the_flush_timer_rests_while_nothing_changes_and_wakes_for_a_change(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """An idle view flushed thirty times a second for nothing (half of an idle app's CPU).
-    Its timer now rests after QUIET_FLUSHES idle ticks, and a change that comes meanwhile is
-    still shown: in view, and in a view hidden (a tab in the background) then shown."""
+    """An idle view flushed thirty times a second for nothing (about 40% of an idle app's
+    CPU). Its timer now rests after QUIET_FLUSHES idle ticks, and a change that comes meanwhile
+    is still shown: in view, and in a view hidden (a tab in the background) then shown."""
     monkeypatch.setattr(frames, "QUIET_FLUSHES", 3)
     transcript = Transcript("s")
     transcript.apply(agent("the first reply", "m1"))
