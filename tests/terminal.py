@@ -86,6 +86,8 @@ class Terminal:
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.output = bytearray()
+        self.reads: list[tuple[int, float]] = []
+        """The output's length after each read from the terminal, and when (monotonic)."""
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         full_env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
@@ -129,6 +131,7 @@ class Terminal:
                 return
             with self._changed:
                 self.output += data
+                self.reads.append((len(self.output), time.monotonic()))
                 # pyte may choke on a sequence; the raw bytes are kept anyway.
                 with contextlib.suppress(Exception):
                     self.stream.feed(data)
@@ -167,6 +170,16 @@ class Terminal:
                 )
             with self._changed:
                 self._changed.wait(min(left, 0.1))
+
+    def read_at(self, data: bytes, start: int = 0) -> float | None:
+        """When the first ``data`` from offset ``start`` was read from the terminal (monotonic):
+        how late the test acted on what the program wrote is measured from there."""
+        with self._lock:
+            at = self.output.find(data, start)
+            if at < 0:
+                return None
+            end = at + len(data)
+            return next(when for length, when in self.reads if length >= end)
 
     def wait_for_output(self, data: bytes, timeout: float = 30.0, start: int = 0) -> int:
         """Wait until the raw output from offset ``start`` contains ``data``; returns where."""
