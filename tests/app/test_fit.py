@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, OptionList, Static
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets._footer import FooterKey
 
 from acp_tui.config.paths import get_paths
 from acp_tui.protocol.methods import SessionInfo
@@ -260,3 +262,46 @@ async def test_the_add_agent_dialog_shows_its_list_detail_and_buttons(tmp_path: 
         assert_all_on_screen(dialog, [*shown, options, detail])
         assert options.size.height >= 4
         assert detail.size.height >= 4
+
+
+class FooterApp(App[None]):
+    BINDINGS = [("f5", "alpha", "Alpha"), ("f6", "beta", "Beta")]
+
+    def compose(self) -> ComposeResult:
+        yield Input()
+        yield QuietFooter()
+
+
+async def test_changes_before_a_refresh_recompose_the_footer_once() -> None:
+    """At startup the first width and two changes of keys came before one refresh, and each
+    recomposed the same keys: three times per app start. They make one recompose now."""
+    app = FooterApp()
+    async with app.run_test(size=SIZE) as pilot:
+        footer = app.query_one(QuietFooter)
+        await wait_for(pilot, lambda: "Beta" in keys_text(footer))
+        recomposes = 0
+        recompose = footer.recompose
+
+        async def counted() -> None:
+            nonlocal recomposes
+            recomposes += 1
+            await recompose()
+
+        footer.recompose = counted  # type: ignore[method-assign]
+
+        def three_asks() -> None:  # on the footer's own queue, as its handlers run
+            footer._shown = None  # as if the keys had changed
+            footer.bindings_changed(app.screen)
+            footer.recompose_soon()
+            footer.recompose_soon()
+
+        footer.call_later(three_asks)
+        await wait_for(pilot, lambda: recomposes > 0 and "Beta" in keys_text(footer))
+        for _ in range(3):
+            await pilot.pause()
+        assert recomposes == 1
+        assert "Alpha" in keys_text(footer)
+
+
+def keys_text(footer: QuietFooter) -> str:
+    return " ".join(str(key.description) for key in footer.query(FooterKey))

@@ -50,6 +50,7 @@ class QuietFooter(Footer):
     def __init__(self) -> None:
         super().__init__(compact=True)
         self._laid_out_for = 0
+        self._recompose_due = False
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if screen.app.app_focus and self.is_attached and screen is self.screen:
@@ -57,7 +58,22 @@ class QuietFooter(Footer):
             if shown == self._shown and self._bindings_ready:
                 return
             self._shown = shown
+            self._bindings_ready = True
+            self.recompose_soon()
+            return
         super().bindings_changed(screen)
+
+    def recompose_soon(self) -> None:
+        """Recompose after the next refresh, once however many changes ask before then: at
+        startup the first width and two changes of keys came together, and each recomposed
+        the same keys (three times per start, two thirds of the footer's work)."""
+        if not self._recompose_due:
+            self._recompose_due = True
+            self.call_after_refresh(self._recompose_now)
+
+    async def _recompose_now(self) -> None:
+        self._recompose_due = False
+        await self.recompose()
 
     def compose(self) -> ComposeResult:
         widgets = list(super().compose())
@@ -81,7 +97,7 @@ class QuietFooter(Footer):
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._laid_out_for:
             self._laid_out_for = event.size.width
-            self.call_after_refresh(self.recompose)
+            self.recompose_soon()
 
 
 def key_width(widget: Widget) -> int:
