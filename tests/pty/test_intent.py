@@ -51,9 +51,17 @@ def burst(
     return count
 
 
-def test_a_burst_of_keys_answers_no_permission_and_a_key_after_a_pause_does(
-    tmp_path: Path,
-) -> None:
+STALL = 0.4
+"""A pause of the typist this long (four of its keys) is the machine's, not the person's: the
+dialog's quiet time (0.8 s) is near, and a key after it may rightly answer."""
+
+ATTEMPTS = 3
+
+
+def burst_at_the_dialog(tmp_path: Path) -> str | None:
+    """Type a burst of `a` (Allow once) at the permission dialog, then one deliberate `a`.
+    Returns why the run says nothing of the app (the typist was stalled and the burst
+    answered), or None when it checked all it should."""
     with start(tmp_path) as term:
         term.wait_for(READY, timeout=60)
         asked_from = len(term.output)
@@ -64,14 +72,16 @@ def test_a_burst_of_keys_answers_no_permission_and_a_key_after_a_pause_does(
         typing = time.monotonic()
         sent = burst(term, "a", seconds=5, gaps=gaps)
         screen = term.text()
-        # A loaded machine may stall the typist, before its first key or between two: after
-        # 0.8 s without a key the dialog rightly takes the next one. The message tells.
         shown = term.read_at(b"Allow once", start=asked_from)  # the dialog's, none before
-        late = f"{typing + gaps[0] - shown:.2f} s" if shown is not None else "unknown"
-        assert "You chose" not in screen, (
-            f"{screen}\nthe typist's longest gap: {max(gaps):.2f} s; its first key went out "
-            f"{late} after the dialog was read"
+        late = typing + gaps[0] - shown if shown is not None else None
+        told = (
+            f"the typist's longest gap: {max(gaps):.2f} s; its first key went out "
+            + (f"{late:.2f} s" if late is not None else "an unknown time")
+            + " after the dialog was read"
         )
+        if "You chose" in screen and (max(gaps) >= STALL or (late or 0.0) >= STALL):
+            return told
+        assert "You chose" not in screen, f"{screen}\n{told}"
         assert PERMISSION_TITLE in screen, screen
         assert "Allow once" in screen, screen
         # Once the keyboard has been quiet, the dialog says what it dropped, and takes answers.
@@ -82,6 +92,27 @@ def test_a_burst_of_keys_answers_no_permission_and_a_key_after_a_pause_does(
         assert PERMISSION_TITLE not in screen.split("You chose")[-1]
         term.press("ctrl+q")
         assert term.wait(timeout=30) == 0
+    return None
+
+
+def test_a_burst_of_keys_answers_no_permission_and_a_key_after_a_pause_does(
+    tmp_path: Path,
+) -> None:
+    """A loaded machine may stall the typist, before its first key or between two, past
+    `STALL`: the dialog may then rightly take a key of the burst, and that run says nothing of
+    the app. It is run again, up to `ATTEMPTS` times; a burst that answers while the typist
+    kept its pace fails at once."""
+    stalls: list[str] = []
+    for attempt in range(ATTEMPTS):
+        run = tmp_path / f"run{attempt}"
+        run.mkdir()
+        stalled = burst_at_the_dialog(run)
+        if stalled is None:
+            return
+        stalls.append(stalled)
+    raise AssertionError(
+        f"the machine stalled the typist in all {ATTEMPTS} runs:\n" + "\n".join(stalls)
+    )
 
 
 def test_a_burst_typed_while_the_app_is_stopped_answers_no_permission(tmp_path: Path) -> None:
