@@ -87,16 +87,17 @@ def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """Two workers per core for ``-n auto``: most tests wait (on an agent, a terminal, a timer)
-    longer than they compute, and one worker per core left the cores half idle (the whole suite
-    on 2 cores: 797 s with 2 workers, 577 s with 4, no failure either way).
+    """Three workers per core for ``-n auto``: most tests wait (on an agent, a terminal, a timer)
+    longer than they compute. The whole suite on 2 cores took 797 s with 2 workers and 577 s
+    with 4 (wave 2); at b3d64fd, 440 s with 4, 366 s with 6 and 333 s with 8 (0 failures each).
 
-    More is faster on a quiet machine but not safe on a loaded one: at b3d64fd the suite took
-    440 s with 4 workers, 366 s with 6 and 333 s with 8 (0 failures each), but two suites of 6
-    workers side by side failed two tests that run the app in a terminal against the clock (a
-    burst of keys that must not answer a dialog, a 2-second Ctrl+C offer), where two suites of
-    4 had passed four times."""
-    return 2 * (os.cpu_count() or 1)
+    More is not safe on a loaded machine. At a9b4067, two suites side by side (the loaded
+    check): with 6 workers each both passed, in 591 and 557 s; with 8 each they took 764 and
+    734 s, and one failed three app tests on their deadlines. Two suites of 6 had failed two
+    terminal tests at 9c2d2d6 that read a 2-second offer off the screen and typed a burst
+    after seeing a dialog; both were made to tell a starved test from the app's fault first
+    (87a874a, a9b4067)."""
+    return 3 * (os.cpu_count() or 1)
 
 
 SLOW_FIRST = ("tests/pty/", "tests/browser/", "tests/serve/", "tests/interop/")
