@@ -26,7 +26,7 @@ from acp_tui.commands.listing import plural, relative_time, warn
 from acp_tui.commands.usage import Parser, UsageError, tell
 from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import load_settings
-from acp_tui.store.library import Filters, Library, LibraryStatus, SearchHit, agent_label
+from acp_tui.store.library import Filters, Library, SearchHit, agent_label
 
 __all__ = ["search_command"]
 
@@ -127,20 +127,12 @@ def _wait_built(library: Library, err: TextIO) -> None:
         tell("indexing the local history first…")
     while not library.wait_built(0.2):
         if live:
-            err.write(f"\racp-tui: {_progress(library.status)}")
+            err.write(f"\racp-tui: {library.status.describe()}")
             err.flush()
     library.sync(60)
     if live:
         err.write("\r\x1b[K")
         err.flush()
-
-
-def _progress(status: LibraryStatus) -> str:
-    if status.state != "building" or not status.sessions_total:
-        return "opening the history library…"
-    percent = 100 * status.bytes_done // status.bytes_total if status.bytes_total else 100
-    done, total = status.sessions_done, status.sessions_total
-    return f"indexing the local history: {done} of {total} sessions ({percent}%)…"
 
 
 def _agent_name(hit: SearchHit, names: dict[str, str]) -> str:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.widgets import Input, OptionList, Static
 
 from acp_tui.client.history.recorder import agent_key_for
@@ -17,11 +20,15 @@ from acp_tui.config.paths import get_paths
 from acp_tui.config.settings import AgentConfig, Settings
 from acp_tui.protocol.methods import SessionInfo
 from acp_tui.store.library import Library, LibraryRow
+from acp_tui.store.library import worker as library_worker
+from acp_tui.store.library.catchup import Step
+from acp_tui.store.transcripts import TranscriptCache
 from acp_tui.ui.app import AcpApp
 from acp_tui.ui.library.opening import agent_launches
 from acp_tui.ui.library.screen import LibraryScreen
 from tests.app.helpers import wait_for_screen
 from tests.app.test_app_smoke import wait_for
+from tests.unit.library.helpers import AGENT, turn
 from tests.unit.test_cli_all_agents import seed
 
 SIZE = (140, 40)
@@ -249,3 +256,73 @@ async def test_a_long_page_is_laid_out_a_slice_at_a_time(make_app: Callable[...,
             await pilot.pause(0.01)
         assert listed.option_count == 3
         assert all("new session" in str(listed.get_option_at_index(i).prompt) for i in range(3))
+
+
+# -- the first build ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def held_build(monkeypatch: pytest.MonkeyPatch, project: Path) -> Iterator[threading.Event]:
+    """Two sessions known only from their transcripts, which the library's first build
+    indexes; after its first step the build makes no headway until the event is set. As in a
+    long build, the library goes on serving between two steps (an agent's listing is written
+    meanwhile, and the view shows it)."""
+    cache = TranscriptCache(get_paths().data_dir / "transcripts")
+    for sid in ("s-1", "s-2"):
+        cache.note_session(AGENT, sid, cwd=str(project), title=f"harbour {sid}")
+        turn(cache, sid, "where is the lighthouse", f"by the harbour, {sid}")
+    cache.close()
+    release = threading.Event()
+    steps = 0
+    step = library_worker.catch_up_step
+
+    def held_step(*args: Any) -> Step:
+        nonlocal steps
+        steps += 1
+        if steps > 1 and not release.wait(0.01):
+            return Step(done=False, read=0, size=0)
+        return step(*args)
+
+    monkeypatch.setattr(library_worker, "catch_up_step", held_step)
+    try:
+        yield release
+    finally:
+        release.set()
+
+
+def seeded(ids: Iterable[str]) -> list[str]:
+    return sorted(sid for sid in ids if sid in ("s-1", "s-2"))
+
+
+async def test_the_view_opened_during_the_first_build_says_how_far_it_is_until_it_is_done(
+    make_app: Callable[..., AcpApp], held_build: threading.Event
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        app.action_every_agent()
+        screen = await wait_for_screen(pilot, LibraryScreen)
+        indexing = "indexing the local history: 0 of 2 sessions"
+        await wait_for(pilot, lambda: indexing in status(screen))
+        held_build.set()
+        await wait_for(pilot, lambda: "indexing" not in status(screen))
+        assert seeded(row.session_id for row in screen.rows) == ["s-1", "s-2"]
+
+
+async def test_a_search_during_the_first_build_is_made_again_when_it_is_done(
+    make_app: Callable[..., AcpApp], held_build: threading.Event
+) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        app.action_every_agent()
+        screen = await wait_for_screen(pilot, LibraryScreen)
+        await wait_for(pilot, lambda: "indexing the local history" in status(screen))
+        await pilot.press(*"lighthouse")
+        await wait_for(pilot, lambda: screen.searching and not screen.searcher.pending)
+        assert len(seeded(hit.row.session_id for hit in screen.hits)) < 2
+        held_build.set()
+        await wait_for(
+            pilot, lambda: seeded(hit.row.session_id for hit in screen.hits) == ["s-1", "s-2"]
+        )
+        assert screen.query_one(Input).value == "lighthouse"

@@ -72,6 +72,18 @@ class LibraryStatus:
     trouble: str | None = None
     """Why indexing stopped (state ``stopped``)."""
 
+    def describe(self) -> str:
+        """How far the library is, for a status line ("" once it is ready, or closed)."""
+        if self.state == "building" and self.sessions_total:
+            done, total = self.sessions_done, self.sessions_total
+            percent = 100 * self.bytes_done // self.bytes_total if self.bytes_total else 100
+            return f"indexing the local history: {done} of {total} sessions ({percent}%)…"
+        if self.state in ("starting", "building"):
+            return "opening the history library…"
+        if self.state == "stopped":
+            return f"the history library cannot be used: {self.trouble}"
+        return ""
+
 
 class _Stopping(Exception):
     pass

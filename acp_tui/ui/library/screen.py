@@ -38,6 +38,8 @@ from acp_tui.ui.library.search import PAGE, LibrarySearch
 from acp_tui.ui.plain_text import TEXT_LIMIT, sanitize
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from acp_tui.client.agent.launch import LaunchSpec
     from acp_tui.client.workspace.workspace import Workspace
     from acp_tui.store.library import Library
@@ -51,6 +53,10 @@ BATCH = 30
 STEP = 5
 SLICE = 0.008
 """The rest are added `STEP` at a time for at most this long, then the loop runs again."""
+BUILD_SHOWN = 0.5
+"""Seconds between two updates of the first build's progress."""
+BUILDING = ("starting", "building")
+"""The library's states before its first build is over."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +128,7 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         self.searcher = LibrarySearch(self, self.hits_found, group="library-search")
         self._shown = 0
         """Counts the option lists shown: a batch of an older one is not added."""
+        self._build_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -136,8 +143,18 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
 
     def on_mount(self) -> None:
         self.show_filters()
+        self.show_statuses()
         self.refresh_rows()
         self.list_agents()
+        if self.library.status.state in BUILDING:
+            self._build_timer = self.set_interval(BUILD_SHOWN, self.show_build)
+
+    def show_build(self) -> None:
+        """Show how far the first build is, until it is over."""
+        self.show_statuses()
+        if self.library.status.state not in BUILDING and self._build_timer is not None:
+            self._build_timer.stop()
+            self._build_timer = None
 
     # -- what is shown -------------------------------------------------------------------------
 
@@ -157,7 +174,10 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
         self.query_one("#library-filters", Static).update(Text(sanitize(text, TEXT_LIMIT)))
 
     def show_statuses(self) -> None:
-        parts = [f"{s.name}: {s.describe()}" for s in self.statuses.values()]
+        """Each agent's listing, after how far the library's first build is (while it is)."""
+        building = self.library.status.describe()
+        parts = [building] if building else []
+        parts += [f"{s.name}: {s.describe()}" for s in self.statuses.values()]
         text = "  ·  ".join(parts)
         self.query_one("#library-status", Static).update(Text(sanitize(text, TEXT_LIMIT)))
 
@@ -227,7 +247,7 @@ class LibraryScreen(ModalScreen[LibraryChoice | None]):
             self.app.call_from_thread(self.rows_read, page.rows)
 
     def rows_read(self, rows: list[LibraryRow]) -> None:
-        if self.searching or self.searcher.pending:
+        if self.searching or self.searcher.pending or not self.is_attached:
             return
         self.rows = self.shown(rows, lambda row: row)
         self.render_options()

@@ -4,8 +4,9 @@ A search starts once typing pauses for `DEBOUNCE` seconds; a newer one cancels t
 way (its thread stops at its next step, see `Library.search`); the reads run on a worker
 thread, so typing never waits for a search. The first `FIRST` sessions found are shown at
 once, and the page (up to `PAGE`) when it is found. What a search found is handed to
-``found`` on the event loop, and only if no newer search was asked for meanwhile. The
-every-agent view and the session browser both search through it.
+``found`` on the event loop, and only if no newer search was asked for meanwhile. A search
+made while the library is first built finds what is indexed so far, and is made again once
+the build is done. The every-agent view and the session browser both search through it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from textual.dom import DOMNode
 from textual.timer import Timer
+from textual.worker import get_current_worker
 
 from acp_tui.store.library import Filters, SearchCancelled, SearchResults
 
@@ -31,6 +33,17 @@ PAGE = 200
 """Sessions found at most (the search narrows the rest)."""
 FIRST = 50
 """Sessions found first, and shown while the rest of the page is looked for."""
+BUILD_CHECK = 0.2
+"""Seconds between two looks, from a worker thread, at whether the first build is done."""
+
+
+def _built_meanwhile(library: Library, cancelled: Callable[[], bool]) -> bool:
+    """Wait (on a worker thread) for the library's first build: whether it is done and ready
+    to read again, unless ``cancelled`` first (a build that failed has nothing more)."""
+    while not library.wait_built(BUILD_CHECK):
+        if cancelled():
+            return False
+    return not cancelled() and library.status.state not in ("stopped", "closed")
 
 
 class LibrarySearch:
@@ -94,20 +107,33 @@ class LibrarySearch:
         self, library: Library, text: str, filters: Filters, cancel: threading.Event
     ) -> None:
         """On the worker thread: the first `FIRST` sessions found, then (if there are more)
-        up to `PAGE`: a page of 200 takes 3 to 4 times as long to find as a screenful."""
-        for limit in (FIRST, PAGE):
-            try:
-                found = library.search(text, filters, limit=limit, cancel=cancel)
-            except SearchCancelled:
+        up to `PAGE`: a page of 200 takes 3 to 4 times as long to find as a screenful. While
+        the library's first build is under way, what it has indexed so far is shown, and the
+        search is made again once the build is done (unless the search was dropped, or its
+        host unmounted, meanwhile)."""
+        worker = get_current_worker()
+
+        def dropped() -> bool:
+            return cancel.is_set() or worker.is_cancelled
+
+        building = not library.wait_built(0)
+        while True:
+            for limit in (FIRST, PAGE):
+                try:
+                    found = library.search(text, filters, limit=limit, cancel=cancel)
+                except SearchCancelled:
+                    return
+                if cancel.is_set():
+                    return
+                self.host.app.call_from_thread(self._deliver, found, cancel)
+                if not found.more:
+                    break
+            if not building or not _built_meanwhile(library, dropped):
                 return
-            if cancel.is_set():
-                return
-            self.host.app.call_from_thread(self._deliver, found, cancel)
-            if not found.more:
-                return
+            building = False
 
     def _deliver(self, found: SearchResults, cancel: threading.Event) -> None:
-        if cancel is not self._cancel or cancel.is_set():
-            return  # a newer search was asked for meanwhile
+        if cancel is not self._cancel or cancel.is_set() or not self.host.is_attached:
+            return  # a newer search was asked for meanwhile, or the host is gone
         self.pending = False
         self.found(found)
