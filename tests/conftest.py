@@ -89,7 +89,9 @@ def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """Three workers per core for ``-n auto``: most tests wait (on an agent, a terminal, a timer)
     longer than they compute. The whole suite on 2 cores took 797 s with 2 workers and 577 s
-    with 4 (wave 2); at b3d64fd, 440 s with 4, 366 s with 6 and 333 s with 8 (0 failures each).
+    with 4 (wave 2). Since then the tests compute more than they wait, and the gain is small:
+    runs of 4 and 6 workers one after the other, quiet, at a9b4067 and 67e8aec (the machine's
+    speed moved by half meanwhile) took 415 and 408 s, then 393 (6) and 416 s (4).
 
     More is not safe on a loaded machine. At a9b4067, two suites side by side (the loaded
     check): with 6 workers each both passed, in 591 and 557 s; with 8 each they took 764 and
