@@ -7,7 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from acp_tui.store.library import Library
+from acp_tui.store.library import Library, LibraryStatus
 from acp_tui.store.library.schema import database_path
 from acp_tui.store.library.text import MESSAGE_CHARS
 from acp_tui.store.transcripts import TranscriptCache
@@ -211,3 +211,14 @@ def test_chunks_past_a_messages_cap_are_skipped_and_what_follows_is_indexed(
         lines = list(cache.events(AGENT, "s1"))
         assert keel.line == len(lines) - 3
         assert texts(library, "anchor") == ['odd \\" id with the anchor']
+
+
+def test_the_status_says_how_far_the_library_is() -> None:
+    assert LibraryStatus().describe() == "opening the history library…"
+    assert LibraryStatus("building").describe() == "opening the history library…"
+    building = LibraryStatus("building", 3, 8, 250, 1000)
+    assert building.describe() == "indexing the local history: 3 of 8 sessions (25%)…"
+    stopped = LibraryStatus("stopped", trouble="disk full")
+    assert stopped.describe() == "the history library cannot be used: disk full"
+    assert LibraryStatus("ready").describe() == ""
+    assert LibraryStatus("closed").describe() == ""
