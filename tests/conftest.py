@@ -87,19 +87,19 @@ def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Paths:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """Three workers per core for ``-n auto``: most tests wait (on an agent, a terminal, a timer)
-    longer than they compute. The whole suite on 2 cores took 797 s with 2 workers and 577 s
-    with 4 (wave 2). Since then the tests compute more than they wait, and the gain is small:
-    runs of 4 and 6 workers one after the other, quiet, at a9b4067 and 67e8aec (the machine's
-    speed moved by half meanwhile) took 415 and 408 s, then 393 (6) and 416 s (4).
+    """Two workers per core for ``-n auto``: most tests wait (on an agent, a terminal, a timer)
+    longer than they compute, and one worker per core left the cores half idle (the whole suite
+    on 2 cores: 797 s with 2 workers, 577 s with 4, no failure either way).
 
-    More is not safe on a loaded machine. At a9b4067, two suites side by side (the loaded
-    check): with 6 workers each both passed, in 591 and 557 s; with 8 each they took 764 and
-    734 s, and one failed three app tests on their deadlines. Two suites of 6 had failed two
-    terminal tests at 9c2d2d6 that read a 2-second offer off the screen and typed a burst
-    after seeing a dialog; both were made to tell a starved test from the app's fault first
-    (87a874a, a9b4067)."""
-    return 3 * (os.cpu_count() or 1)
+    Three per core gains little and is not safe on a loaded machine. Quiet, runs of 4 and 6
+    workers one after the other, in both orders (a9b4067, 67e8aec), took 415 and 408 s, then
+    393 s (6) and 416 s (4): 2-5%, not the 17% of single runs at b3d64fd (440 and 366 s),
+    which the machine's speed had made. Loaded (the suite beside another full suite), two
+    suites of 6 passed at a9b4067 (591, 557 s); at bf5c880 (881, 925 s) both failed the test
+    that streams ten thousand updates while keys are typed, on its 90-s deadline, and one also
+    a terminal test that waits 30 s for the first-run offer. Two suites of 8 (764, 734 s)
+    failed three tests on their deadlines. Two suites of 4 had passed six times."""
+    return 2 * (os.cpu_count() or 1)
 
 
 SLOW_FIRST = ("tests/pty/", "tests/browser/", "tests/serve/", "tests/interop/")
