@@ -127,7 +127,7 @@ def _wait_built(library: Library, err: TextIO) -> None:
         tell("indexing the local history first…")
     while not library.wait_built(0.2):
         if live:
-            err.write(f"\racp-tui: {library.status.describe()}")
+            err.write(f"\racp-tui: {one_line(library.status.describe())}")
             err.flush()
     library.sync(60)
     if live:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -122,3 +123,35 @@ def test_runs_as_a_command(recorded: str, acp_home: Paths) -> None:
     assert result.returncode == 0, result.stderr
     assert "some-old-agent  Older agent  (old-0001)" in result.stdout
     assert (acp_home.data_dir / "library").is_dir()
+
+
+def test_the_progress_line_shows_a_library_trouble_literally_on_one_line() -> None:
+    """The progress line is written beneath the sanitiser (it is redrawn in place): a trouble
+    from the data folder (its path may hold any character) is made safe there."""
+    from acp_tui.commands.search import _wait_built
+    from acp_tui.store.library import LibraryStatus
+
+    class Stopped:
+        """A library that stops (a full disk) while the command waits for its build."""
+
+        def __init__(self) -> None:
+            self.waits = 0
+            self.status = LibraryStatus("stopped", trouble="\x1b[31mdisk\nfull\x07")
+
+        def wait_built(self, timeout: float | None = None) -> bool:
+            self.waits += 1
+            return self.waits > 3
+
+        def sync(self, timeout: float | None = None) -> bool:
+            return True
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Terminal()
+    _wait_built(Stopped(), err)  # type: ignore[arg-type]
+    lines = err.getvalue().split("\r")
+    assert "acp-tui: the history library cannot be used: ␛[31mdisk␊full␇" in lines
+    assert all(ch not in err.getvalue() for ch in "\x07\n")
+    assert err.getvalue().count("\x1b") == 1  # only the line's own clearing, "\x1b[K"
