@@ -216,3 +216,39 @@ async def test_the_first_sessions_found_are_shown_before_the_rest_of_the_page() 
         await wait_for(pilot, lambda: len(shown) == 2)
     assert library.limits == [50, PAGE]
     assert [len(hits) for hits in shown] == [50, 120]
+
+
+async def test_a_search_during_a_build_that_stops_is_made_once_and_its_thread_ends() -> None:
+    """A library that stops (a full disk) before its first build is done will index nothing
+    more: the search shows what it found, is not made again, and its thread does not wait on."""
+    from textual.app import App
+
+    from acp_tui.store.library import Filters, LibraryStatus, SearchResults
+    from acp_tui.store.library.query import parse_query
+
+    class Stopping:
+        """A library whose build never ends; it stops once the first search is made."""
+
+        def __init__(self) -> None:
+            self.searches = 0
+            self.status = LibraryStatus("building")
+
+        def wait_built(self, timeout: float | None = None) -> bool:
+            return False
+
+        def search(self, text: str, filters: Any, *, limit: int, cancel: Any) -> SearchResults:
+            self.searches += 1
+            self.status = LibraryStatus("stopped", trouble="disk full")
+            return SearchResults(parse_query(text), ["session 1"], False)  # type: ignore[list-item]
+
+    library = Stopping()
+    shown: list[list[Any]] = []
+    async with App().run_test() as pilot:
+        screen = pilot.app.screen
+        searcher = LibrarySearch(screen, lambda f: shown.append(f.hits), group="g")
+        searcher.start(library, "harbour", Filters())  # type: ignore[arg-type]
+        await wait_for(pilot, lambda: len(shown) == 1)
+        # The worker that delivered is done (the manager lets go of finished workers).
+        await wait_for(pilot, lambda: not [w for w in pilot.app.workers if w.group == "g"])
+    assert library.searches == 1
+    assert shown == [["session 1"]]

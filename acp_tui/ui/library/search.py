@@ -37,13 +37,17 @@ BUILD_CHECK = 0.2
 """Seconds between two looks, from a worker thread, at whether the first build is done."""
 
 
+OVER = ("stopped", "closed")
+"""The library's states in which nothing more is indexed (a full disk, the app closing)."""
+
+
 def _built_meanwhile(library: Library, cancelled: Callable[[], bool]) -> bool:
     """Wait (on a worker thread) for the library's first build: whether it is done and ready
-    to read again, unless ``cancelled`` first (a build that failed has nothing more)."""
+    to read again, unless ``cancelled`` first, or the library stops or closes meanwhile."""
     while not library.wait_built(BUILD_CHECK):
-        if cancelled():
+        if cancelled() or library.status.state in OVER:
             return False
-    return not cancelled() and library.status.state not in ("stopped", "closed")
+    return not cancelled() and library.status.state not in OVER
 
 
 class LibrarySearch:
