@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
 from acp_tui.client.history.recorder import agent_key_for
@@ -294,6 +295,13 @@ def held_build(monkeypatch: pytest.MonkeyPatch, project: Path) -> Iterator[threa
         release.set()
 
 
+async def every_agent_view(app: AcpApp, pilot: Pilot[Any]) -> LibraryScreen:
+    """The every-agent view, opened once the app's session is."""
+    await wait_for(pilot, lambda: app.session is not None)
+    app.action_every_agent()
+    return await wait_for_screen(pilot, LibraryScreen)
+
+
 def seeded(ids: Iterable[str]) -> list[str]:
     return sorted(sid for sid in ids if sid in ("s-1", "s-2"))
 
@@ -303,9 +311,7 @@ async def test_the_view_opened_during_the_first_build_says_how_far_it_is_until_i
 ) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.session is not None)
-        app.action_every_agent()
-        screen = await wait_for_screen(pilot, LibraryScreen)
+        screen = await every_agent_view(app, pilot)
         # Two sessions, or three if the app's own was recorded before the build began.
         indexing = re.compile(r"indexing the local history: [01] of [23] sessions \(\d+%\)…")
         await wait_for(pilot, lambda: indexing.search(status(screen)) is not None)
@@ -319,9 +325,7 @@ async def test_a_search_during_the_first_build_is_made_again_when_it_is_done(
 ) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.session is not None)
-        app.action_every_agent()
-        screen = await wait_for_screen(pilot, LibraryScreen)
+        screen = await every_agent_view(app, pilot)
         await wait_for(pilot, lambda: "indexing the local history" in status(screen))
         await pilot.press(*"lighthouse")
         await wait_for(pilot, lambda: screen.searching and not screen.searcher.pending)
