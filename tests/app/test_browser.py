@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Static
+from textual.worker import WorkerState
 
 from acp_tui.client.history.recorder import SessionRecorder, agent_key_for
 from acp_tui.client.history.restore import LOCAL_COPY_NOTICE
@@ -565,3 +566,23 @@ async def test_a_page_arriving_while_the_app_quits_is_dropped(
         await app.chat.query_one(SessionRows).remove()
         panel.render_rows()  # what the page's worker does when the page is in
         assert not panel.query(SessionRows)
+
+
+async def test_a_next_page_arriving_while_the_app_quits_ends_its_worker_quietly(
+    make_app: Callable[..., AcpApp],
+) -> None:
+    """The worker of a page that comes in after the rows went must not look for them to ask
+    for the next page: that failed the worker, and the app with it (seen with quicker tests)."""
+    app = make_app("--page-size", "2")
+    await seed(app, [f"topic {n}" for n in range(12)])
+    async with app.run_test(size=SIZE) as pilot:
+        await open_browser(pilot, app)
+        panel = browser(app)
+        assert not panel.lister.exhausted
+        loaded = len(panel.lister.rows)
+        await app.chat.query_one(SessionRows).remove()
+        panel.request_page()
+        worker = next(w for w in app.workers if w.group == "browser-page")
+        await worker.wait()
+        assert worker.state == WorkerState.SUCCESS, worker.error
+        assert len(panel.lister.rows) > loaded  # the page did come in

@@ -194,8 +194,8 @@ class SessionBrowser(Vertical):
                 self.inflight = None
         self.render_rows()
         settle_memory()  # the rows stay: keep them out of later full collections
-        if not self.lister.text:
-            self.call_after_refresh(self.rows.check_near_end)
+        if not self.lister.text and (rows := self.query(SessionRows)):  # none: the app quits
+            self.call_after_refresh(rows.first().check_near_end)
 
     @on(SessionRows.NearEnd)
     def near_end(self) -> None:
