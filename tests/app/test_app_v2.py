@@ -45,7 +45,10 @@ async def test_v2_permission_shows_the_agents_question_and_the_diff_renders(
                 and app.session.transcript.state == "idle"
             ),
         )
-        lines = "\n".join(app.chat.current_pane.query_one(TranscriptView).plain_lines())
+        view = app.chat.current_pane.query_one(TranscriptView)
+        # The user's message counts before the turn starts: wait for its tool call's diff.
+        await wait_for(pilot, lambda: "+def greet" in "\n".join(view.plain_lines()))
+        lines = "\n".join(view.plain_lines())
         assert "+def greet" in lines  # the v2 patch, coloured as a diff
 
 

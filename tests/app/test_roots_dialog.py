@@ -205,6 +205,9 @@ async def test_prefilled_roots_that_went_bad_block_confirmation_until_removed(
         root_list.focus()
         root_list.highlighted = 1
         await pilot.press("delete")
+        # A button takes no click while it shows the last one (Textual's active effect).
+        ok = dialog.query_one("#roots-ok", Button)
+        await wait_for(pilot, lambda: not ok.has_class("-active"))
         await pilot.click("#roots-ok")
         await wait_for(pilot, lambda: bool(results))
         assert results == [RootsResult((places / "lib",))]
