@@ -51,9 +51,13 @@ def burst(
     return count
 
 
-STALL = 0.4
-"""A pause of the typist this long (four of its keys) is the machine's, not the person's: the
-dialog's quiet time (0.8 s) is near, and a key after it may rightly answer."""
+STALL = 0.25
+"""A pause of the typist this long (two and a half of its keys) is the machine's, not the
+person's. The dialog takes a key after 0.8 s of quiet since it was drawn, and the test sees
+only part of that time: not how long the app's frame took to reach its reader, nor how long
+a key waited before the app's input thread read it. A machine that stalled the typist this
+long can stall those too, and a key may then rightly answer. (At 0.4 s, a loaded run failed
+with the typist 0.39 s late.)"""
 
 ATTEMPTS = 3
 
