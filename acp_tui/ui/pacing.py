@@ -28,7 +28,7 @@ class Paced:
     """``callback`` run once for any number of calls, soon, at most once per ``every``."""
 
     def __init__(
-        self, owner: MessagePump, callback: Callable[[], object], every: float = EVERY
+        self, owner: MessagePump, callback: Callable[[], None], every: float = EVERY
     ) -> None:
         self._owner = owner
         self._callback = callback
