@@ -17,18 +17,17 @@ from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
-from anyio.abc import TaskGroup
 from pydantic import ValidationError
 
 from acp_tui import __version__
-from acp_tui.client.agent.calls import SessionCalls, TurnWaiter
+from acp_tui.client.agent.calls import SessionCalls
 from acp_tui.client.agent.capabilities import Capabilities
 from acp_tui.client.agent.dialects import Dialect, dialect_for
-from acp_tui.client.agent.dialects.events import Event
-from acp_tui.client.agent.inbox import UpdateInbox, off_loop_if_big, quietly, warm_up_updates
+from acp_tui.client.agent.inbox import UpdateInbox, off_loop_if_big, warm_up_updates
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.agent.waits import CallClock
-from acp_tui.client.errors import AgentError, InitializeTimeout, ProtocolMismatch
+from acp_tui.client.agent.wire import MalformedResponse
+from acp_tui.client.errors import InitializeTimeout, ProtocolMismatch
 from acp_tui.client.listeners import Listeners
 from acp_tui.client.process.agent_process import AgentProcess, spawn_agent
 from acp_tui.client.session.elicitation import (
@@ -44,7 +43,7 @@ from acp_tui.config.paths import Paths, get_paths
 from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.capabilities import ClientCapabilities, Implementation
 from acp_tui.protocol.client_methods import CompleteElicitationNotification
-from acp_tui.protocol.connection import BIG_LINE, Connection, Tap, describe_validation_error
+from acp_tui.protocol.connection import Connection, Tap, describe_validation_error
 from acp_tui.protocol.jsonrpc import ConnectionClosed, RpcError
 from acp_tui.protocol.updates import SessionUpdate
 from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
@@ -57,10 +56,6 @@ _R = TypeVar("_R", bound=WireModel)
 
 UpdateListener = Callable[[str, SessionUpdate], object]
 """Sees every `session/update` of every session, as ``(session_id, update)``."""
-
-
-class MalformedResponse(AgentError):
-    """The agent answered a request with a result that does not fit the protocol."""
 
 
 def client_capabilities() -> ClientCapabilities:
@@ -96,90 +91,41 @@ class AgentClient(SessionCalls):
         terminal_policy: TerminalPolicy | None = None,
     ) -> None:
         self.launch = launch
-        self.process = process
         self.permission_handler = permission_handler
         self.elicitation_handler = elicitation_handler
         self.url_questions = UrlQuestions()
         """URL elicitations being asked (`elicitation/complete` finds them by id)."""
         self.terminal_policy = terminal_policy or TerminalPolicy()
         """Which agent commands run, with which env (the Workspace's follows the settings)."""
-        self.connection = Connection(
+        self.sessions = {}
+        self.mcp_servers = launch.mcp_servers
+        self.dialect = dialect_for(1, client_capabilities())
+        """How the negotiated protocol version spells every call (set by ``initialize``)."""
+        self.turns = {}
+        self.inbox = UpdateInbox(self.sessions, self.turns, self.dialect)
+        # The inbox's: what the session calls and the recorder use of it.
+        self.settle_updates = self.inbox.apply_held
+        self.early_updates = self.inbox.early_updates
+        self.gone = self.inbox.gone
+        self.updates: Listeners[[str, SessionUpdate]] = self.inbox.updates
+        self.own_turn_ends: Listeners[[str, str | None]] = self.inbox.own_turn_ends
+        connection = Connection(
             process.stdout,
             process.stdin,
             on_request=self._on_request,
             on_notification=self._on_notification,
             name="agent",
         )
-        self.sessions: dict[str, LiveSession] = {}
-        self.mcp_servers = launch.mcp_servers
-        self.dialect: Dialect = dialect_for(1, client_capabilities())
-        """How the negotiated protocol version spells every call (set by ``initialize``)."""
-        self.turns: dict[str, TurnWaiter] = {}
-        self.inbox = UpdateInbox(self.sessions, self.turns, self.dialect)
-        self.connection.on_drain = self.settle_updates = self.inbox.apply_held
-        self.connection.on_notification_now = self.inbox.take_now
-        self.connection.tap = tap
-        # The inbox's: what the session calls and the recorder use of it.
-        self.early_updates: dict[str, list[Event]] = self.inbox.early_updates
-        self.gone: dict[str, None] = self.inbox.gone
-        self.updates: Listeners[[str, SessionUpdate]] = self.inbox.updates
-        self.own_turn_ends: Listeners[[str, str | None]] = self.inbox.own_turn_ends
-        self.clock = CallClock(launch.settings.request_timeout, self.updates)
-        """Bounds the calls that must not wait forever, and says how long they wait."""
+        connection.on_drain = self.inbox.apply_held
+        connection.on_notification_now = self.inbox.take_now
+        connection.tap = tap
+        super().__init__(
+            process, connection, CallClock(launch.settings.request_timeout, self.updates)
+        )
         self.capabilities = Capabilities(protocol_version=launch.protocol_version)
         self.initialize_result: WireModel | None = None
         """The parsed `initialize` result: a v1 or a v2 ``InitializeResponse``."""
-        self.exited = anyio.Event()
-        self.ending = False
-        """Its owner ended the connection on purpose (a stop or a restart): a call that fails
-        from now on fails with an :class:`AgentExited` marked ``deliberate``."""
-        self.task_group: TaskGroup | None = None
-
-    # -- wire --------------------------------------------------------------------------------
-
-    async def run_connection(self) -> None:
-        """Read from the agent until it goes away; then give the exit code to pending calls."""
-        await self.connection.run()
-        with anyio.move_on_after(2):
-            await self.process.exited.wait()
-        self.connection.close(str(self.process.exit_error()))
-        self.exited.set()
-
-    async def _exit_error(self, context: str) -> AgentError:
-        with anyio.move_on_after(2):
-            await self.process.exited.wait()
-        error = self.process.exit_error(context)
-        error.deliberate = self.ending
-        return error
-
-    async def request_raw(self, method: str, params: WireModel | None) -> tuple[Any, int]:
-        """Send a typed request (``clock`` bounds some); the decoded result, its line's size."""
-        wire = None if params is None else params.to_wire()
-        try:
-            return await self.clock.run(
-                method, params, lambda: self.connection.request_sized(method, wire)
-            )
-        except ConnectionClosed:
-            raise await self._exit_error(f"during {method}") from None
-
-    async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R:
-        """Send a typed request and parse the typed result."""
-        raw, size = await self.request_raw(method, params)
-        try:
-            if size > BIG_LINE:  # e.g. 100,000 sessions in one page
-                return await anyio.to_thread.run_sync(quietly, result.from_wire, raw)
-            return result.from_wire(raw)
-        except ValidationError as exc:
-            raise MalformedResponse(
-                f"the agent's answer to {method} does not fit the protocol: "
-                f"{describe_validation_error(exc)}"
-            ) from exc
-
-    async def notify(self, method: str, params: WireModel) -> None:
-        try:
-            await self.connection.notify(method, params.to_wire())
-        except ConnectionClosed:
-            raise await self._exit_error(f"sending {method}") from None
+        self.task_group = None
 
     # -- initialize ----------------------------------------------------------------------------
 
@@ -198,7 +144,7 @@ class AgentClient(SessionCalls):
         except TimeoutError:
             raise InitializeTimeout(within, self.process.stderr_tail()) from None
         except ConnectionClosed:
-            raise await self._exit_error("before answering initialize") from None
+            raise await self.exit_error("before answering initialize") from None
         if not isinstance(raw, dict) or "protocolVersion" not in raw:
             raise MalformedResponse(
                 "the agent's initialize answer does not fit the protocol: "

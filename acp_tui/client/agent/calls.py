@@ -10,9 +10,8 @@ one operation, :meth:`SessionCalls.reattach`, with or without replay; a turn end
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -21,8 +20,10 @@ from acp_tui.client.agent import rules
 from acp_tui.client.agent.capabilities import Action, Capabilities
 from acp_tui.client.agent.dialects import Dialect, Reattach, Setup
 from acp_tui.client.agent.dialects.events import Event, apply_event
+from acp_tui.client.agent.inbox import TurnWaiter
 from acp_tui.client.agent.mcp import McpProblem, McpServerSpec
-from acp_tui.client.errors import AgentError, Unsupported
+from acp_tui.client.agent.wire import AgentWire
+from acp_tui.client.errors import Unsupported
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.client.session.transcript import Transcript
 from acp_tui.protocol.base import WireModel
@@ -42,23 +43,16 @@ from acp_tui.protocol.methods import (
 
 _R = TypeVar("_R", bound=WireModel)
 
-__all__ = ["Reattach", "SessionCalls", "TurnWaiter"]
+__all__ = ["Reattach", "SessionCalls"]
 
 
 GONE_SESSIONS = 256
 """At most this many ids of sessions the client let go are remembered (``AgentClient.gone``)."""
 
 
-@dataclass(eq=False)
-class TurnWaiter:
-    """A v2 prompt waiting for its session's ``idle`` state."""
-
-    done: anyio.Event = field(default_factory=anyio.Event)
-    stop_reason: str | None = None
-
-
-class SessionCalls:
-    """Mixin of AgentClient: everything a user can do with sessions."""
+class SessionCalls(AgentWire):
+    """Everything a user can do with sessions, over the wire; `AgentClient` serves the agent's
+    requests on top of it and sets what it declares here."""
 
     capabilities: Capabilities
     dialect: Dialect
@@ -66,21 +60,10 @@ class SessionCalls:
     early_updates: dict[str, list[Event]]
     gone: dict[str, None]
     task_group: TaskGroup | None
-    exited: anyio.Event
     turns: dict[str, TurnWaiter]
     mcp_servers: Sequence[McpServerSpec]
     settle_updates: Callable[[], None]
     """Apply the updates the inbox holds back (see ``UpdateInbox.apply_held``)."""
-
-    if TYPE_CHECKING:  # provided by AgentClient
-
-        async def request(self, method: str, params: WireModel | None, result: type[_R]) -> _R: ...
-
-        async def request_raw(self, method: str, params: WireModel | None) -> tuple[Any, int]: ...
-
-        async def notify(self, method: str, params: WireModel) -> None: ...
-
-        async def _exit_error(self, context: str) -> AgentError: ...
 
     # -- gating --------------------------------------------------------------------------------
 
@@ -332,7 +315,7 @@ class SessionCalls:
                 await waiter.done.wait()
                 tg.cancel_scope.cancel()
             if not waiter.done.is_set():
-                raise await self._exit_error("during the prompt turn")
+                raise await self.exit_error("during the prompt turn")
         finally:
             if self.turns.get(session_id) is waiter:
                 del self.turns[session_id]

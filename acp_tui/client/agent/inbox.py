@@ -8,22 +8,23 @@ end of each block read and before a reply or a request (``apply_held``, the drai
 an update in a big line is parsed in a worker thread (:func:`off_loop_if_big`) so the app does
 not freeze. Updates for a session not registered yet are kept for a while (an agent may send
 some right after its `session/new` answer, before the awaiting call registers the session);
-those for a session let go are dropped. A v2 ``state_update`` ends the prompt waiting for it,
-or a turn the agent started by itself. Listeners see every update after its session's
-transcript has it.
+those for a session let go are dropped. A v2 ``state_update`` ends the prompt waiting for it
+(its `TurnWaiter`), or a turn the agent started by itself. Listeners see every update after
+its session's transcript has it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import anyio
 import anyio.to_thread
 from pydantic import ValidationError
 
 from acp_tui.client.agent import preencoded
-from acp_tui.client.agent.calls import TurnWaiter
 from acp_tui.client.agent.coalesce import ChunkRun, LatestRun, text_chunk
 from acp_tui.client.agent.dialects import Dialect
 from acp_tui.client.agent.dialects.events import (
@@ -46,6 +47,7 @@ from acp_tui.protocol.updates import SessionUpdate, update_classes
 __all__ = [
     "EARLY_SESSIONS",
     "EARLY_UPDATES",
+    "TurnWaiter",
     "UpdateInbox",
     "off_loop_if_big",
     "quietly",
@@ -96,6 +98,14 @@ def warm_up_updates(dialect: Dialect) -> None:
         log.debug("warming the update models up failed", exc_info=True)
     for kind in update_classes():
         kind.model_rebuild()
+
+
+@dataclass(eq=False)
+class TurnWaiter:
+    """A v2 prompt waiting for its session's ``idle`` state."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    stop_reason: str | None = None
 
 
 class UpdateInbox:

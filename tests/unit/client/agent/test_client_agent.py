@@ -11,10 +11,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from acp_tui.client.agent.agent_client import AgentClient, MalformedResponse, connect
+from acp_tui.client.agent.agent_client import AgentClient, connect
 from acp_tui.client.agent.capabilities import AuthMethodInfo
 from acp_tui.client.agent.launch import LaunchSpec
 from acp_tui.client.agent.rules import session_matches
+from acp_tui.client.agent.wire import MalformedResponse
 from acp_tui.client.errors import (
     AgentExited,
     AgentNotFound,

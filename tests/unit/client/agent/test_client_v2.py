@@ -15,10 +15,11 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_tui.client.agent.agent_client import AgentClient, MalformedResponse, connect
+from acp_tui.client.agent.agent_client import AgentClient, connect
 from acp_tui.client.agent.capabilities import AuthMethodInfo, Capabilities, EnvVarSpec
 from acp_tui.client.agent.dialects import PermissionRequestView
 from acp_tui.client.agent.launch import LaunchSpec
+from acp_tui.client.agent.wire import MalformedResponse
 from acp_tui.client.errors import AgentExited, ProtocolMismatch, Unsupported
 from acp_tui.client.process.command import AgentCommand
 from acp_tui.client.session.changes import ChangesContent
