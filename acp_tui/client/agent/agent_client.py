@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -51,8 +51,6 @@ from acp_tui.protocol.versions import SUPPORTED_PROTOCOLS
 log = logging.getLogger(__name__)
 
 CLIENT_INFO = Implementation(name="acp-tui", title="acp-tui", version=__version__)
-
-_R = TypeVar("_R", bound=WireModel)
 
 UpdateListener = Callable[[str, SessionUpdate], object]
 """Sees every `session/update` of every session, as ``(session_id, update)``."""

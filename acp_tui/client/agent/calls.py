@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -26,7 +26,6 @@ from acp_tui.client.agent.wire import AgentWire
 from acp_tui.client.errors import Unsupported
 from acp_tui.client.session.live_session import LiveSession
 from acp_tui.client.session.transcript import Transcript
-from acp_tui.protocol.base import WireModel
 from acp_tui.protocol.content import ContentBlock
 from acp_tui.protocol.methods import (
     CancelNotification,
@@ -40,8 +39,6 @@ from acp_tui.protocol.methods import (
     SetSessionModeRequest,
     SetSessionModeResponse,
 )
-
-_R = TypeVar("_R", bound=WireModel)
 
 __all__ = ["Reattach", "SessionCalls"]
 
