@@ -103,6 +103,7 @@ class Terminal:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        self._reading = False
         self._stop = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True, name="pty-reader")
         self._reader.start()
@@ -123,19 +124,23 @@ class Terminal:
                 return
             if not ready:
                 continue
+            with self._changed:
+                self._reading = True  # what it reads is in neither the terminal nor `output`
             try:
                 data = os.read(self.master, 65536)
             except OSError:
-                return
+                data = b""
+            with self._changed:
+                self._reading = False
+                if data:
+                    self.output += data
+                    self.reads.append((len(self.output), time.monotonic()))
+                    # pyte may choke on a sequence; the raw bytes are kept anyway.
+                    with contextlib.suppress(Exception):
+                        self.stream.feed(data)
+                self._changed.notify_all()
             if not data:
                 return
-            with self._changed:
-                self.output += data
-                self.reads.append((len(self.output), time.monotonic()))
-                # pyte may choke on a sequence; the raw bytes are kept anyway.
-                with contextlib.suppress(Exception):
-                    self.stream.feed(data)
-                self._changed.notify_all()
 
     def text(self) -> str:
         """What the screen shows now, one line per row (trailing spaces dropped)."""
@@ -230,8 +235,27 @@ class Terminal:
     # -- the end -----------------------------------------------------------------------------------
 
     def wait(self, timeout: float = 30.0) -> int:
-        """The command's exit status, once it has exited (within ``timeout``)."""
-        return self.process.wait(timeout=timeout)
+        """The command's exit status, once it has exited (within ``timeout``) and everything it
+        wrote is in ``output`` and on the screen."""
+        status = self.process.wait(timeout=timeout)
+        self._drain(timeout)
+        return status
+
+    def _drain(self, timeout: float) -> None:
+        """Wait until the reader has taken in all the terminal holds (within ``timeout``): a
+        command's last words are in the terminal when it exits, but a busy machine may not have
+        run the reader since (a loaded run once found "not started" missing after the exit)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while time.monotonic() < deadline and self.master >= 0 and self._reader.is_alive():
+                if not self._reading:
+                    try:
+                        unread, _, _ = select.select([self.master], [], [], 0)
+                    except (OSError, ValueError):
+                        return
+                    if not unread:
+                        return
+                self._changed.wait(0.05)
 
     def hang_up(self) -> None:
         """Close the terminal, as closing its window does."""

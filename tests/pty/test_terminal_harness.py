@@ -1,0 +1,28 @@
+"""The pseudo-terminal harness itself (`tests.terminal`): what a test reads after a command's
+exit is all it wrote, however late the reader runs."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from tests.terminal import Terminal
+
+LAST_WORDS = "not started: the last words before the exit"
+
+
+class LateReader(Terminal):
+    """A terminal whose reader starts late, as on a loaded machine that has not run it."""
+
+    def _read(self) -> None:
+        time.sleep(0.5)
+        super()._read()
+
+
+def test_the_output_written_before_the_exit_is_read_once_wait_returns(tmp_path: Path) -> None:
+    argv = [sys.executable, "-c", f"print({LAST_WORDS!r})"]
+    with LateReader(argv, tmp_path) as term:
+        assert term.wait() == 0
+        assert LAST_WORDS in term.text()
+        assert LAST_WORDS.encode() in bytes(term.output)
