@@ -15,6 +15,7 @@ import textual._wait
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.css.types import CSSLocation
+from textual.pilot import Pilot
 
 from acp_tui.client.agent.agent_client import connect
 from acp_tui.client.workspace.agent_runtime import Connect
@@ -89,6 +90,30 @@ def _shorter_idle_waits() -> None:
     """
     textual._wait.SLEEP_GRANULARITY = 0.005
     textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
+    _press_then_draw()
+
+
+def _press_then_draw() -> None:
+    """Make `Pilot.press` end as `Pilot.pause` and every click do: with the screen laid out
+    and drawn, and what waited for that run.
+
+    A widget's change asks the screen for an update, which Textual's update timer makes up to
+    a sixtieth of a second later, while the process is idle. Twenty-ms idle slices nearly
+    always outlasted it; five-ms ones return before it, and a test that pressed `/` found the
+    completion list open and not laid out yet (region height 0).
+    """
+    press = Pilot.press
+
+    async def press_and_draw(self: Pilot[Any], *keys: str) -> None:
+        await press(self, *keys)
+        try:
+            screen = self.app.screen
+        except Exception:  # no screen any more: the keys ended the app
+            return
+        screen._on_timer_update()
+        await self._wait_for_screen()
+
+    Pilot.press = press_and_draw  # type: ignore[method-assign]
 
 
 _shorter_idle_waits()
