@@ -18,7 +18,7 @@ from __future__ import annotations
 import fcntl
 import shutil
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -158,14 +158,23 @@ def stable_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rows that show session ids (the local history) show fixed ones: the demo agent's are
     random. Each id seen becomes ``demo-`` and its number in order of appearance (the rows come
     in a fixed order)."""
-    real_row_content = rows.row_content
+    real_row_content, real_distinct_prefix = rows.row_content, rows.distinct_prefix
     stable: dict[str, str] = {}
 
+    def fixed(session_id: str) -> str:
+        return stable.setdefault(session_id, f"demo-{len(stable) + 1}{'f' * 31}")
+
     def row_content(info: SessionInfo, *args: Any, **kwargs: Any) -> Content:
-        fixed = stable.setdefault(info.session_id, f"demo-{len(stable) + 1}{'f' * 31}")
-        return real_row_content(info.model_copy(update={"session_id": fixed}), *args, **kwargs)
+        update = {"session_id": fixed(info.session_id)}
+        return real_row_content(info.model_copy(update=update), *args, **kwargs)
+
+    def distinct_prefix(session_ids: Iterable[str], *args: Any, **kwargs: Any) -> int:
+        # How much of the ids to show is worked out from the fixed ones too: from the random
+        # ones, it showed one character more whenever two of them began alike.
+        return real_distinct_prefix([fixed(s) for s in session_ids], *args, **kwargs)
 
     monkeypatch.setattr(rows, "row_content", row_content)
+    monkeypatch.setattr(rows, "distinct_prefix", distinct_prefix)
 
 
 Seeds = Sequence[tuple[str, tuple[Path, ...]]]
