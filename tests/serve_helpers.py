@@ -106,7 +106,11 @@ class Served:
         return [p for p in marked(self.mark) if p.pid != self.process.pid]
 
     def apps(self) -> list[Proc]:
-        return [p for p in self.processes() if re.search(r"-m acp_tui (?!serve)", cmdline(p))]
+        """The apps the server runs. A child an app has forked and not exec'd yet still has
+        its command line, and is no second app (a run once counted one as such)."""
+        found = [p for p in self.processes() if re.search(r"-m acp_tui (?!serve)", cmdline(p))]
+        pids = {p.pid for p in found}
+        return [p for p in found if p.ppid not in pids]
 
     def agents(self) -> list[Proc]:
         return [p for p in self.processes() if "acp_tui.demo_agent" in cmdline(p)]
