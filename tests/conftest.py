@@ -90,7 +90,6 @@ def _shorter_idle_waits() -> None:
     """
     textual._wait.SLEEP_GRANULARITY = 0.005
     textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
-    _press_then_draw()
 
 
 def _press_then_draw() -> None:
@@ -117,6 +116,7 @@ def _press_then_draw() -> None:
 
 
 _shorter_idle_waits()
+_press_then_draw()
 DATA = Path(__file__).resolve().parent / "data"
 
 

@@ -13,10 +13,12 @@ LAST_WORDS = "not started: the last words before the exit"
 
 
 class LateReader(Terminal):
-    """A terminal whose reader starts late, as on a loaded machine that has not run it."""
+    """A terminal whose reader runs only a while after the command has exited, as on a loaded
+    machine that did not run it meanwhile."""
 
     def _read(self) -> None:
-        time.sleep(0.5)
+        self.process.wait()
+        time.sleep(0.3)  # the behaviour under test: the reader comes late, after the exit
         super()._read()
 
 
